@@ -1,0 +1,83 @@
+import { parseArgs } from "node:util";
+import { DEFAULT_CONFIG_FILE } from "../config/defaults.js";
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Flags {
+  configFile: string;
+  listen: { host: string | undefined; port: number };
+  listenAddress: string;
+  telemetryPath: string;
+  logLevel: LogLevel;
+  help: boolean;
+  version: boolean;
+}
+
+export const DEFAULT_LISTEN_ADDRESS = ":9816";
+
+export const USAGE = `Usage: prometheus-status-exporter [flags]
+
+Flags:
+  --config.file=PATH            exporter config file (default ${DEFAULT_CONFIG_FILE})
+  --web.listen-address=ADDR     address to serve on, [host]:port (default ${DEFAULT_LISTEN_ADDRESS})
+  --web.telemetry-path=PATH     path of the metrics (default /metrics)
+  --log.level=LEVEL             ${LOG_LEVELS.join(", ")} (default info)
+  --version                     print the version and exit
+  -h, --help                    print this help and exit
+`;
+
+export class FlagError extends Error {
+  override name = "FlagError";
+}
+
+/** Parses command-line flags in the Prometheus style (`--config.file=...`). Throws FlagError. */
+export function parseFlags(argv: readonly string[]): Flags {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        "config.file": { type: "string", default: DEFAULT_CONFIG_FILE },
+        "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
+        "web.telemetry-path": { type: "string", default: "/metrics" },
+        "log.level": { type: "string", default: "info" },
+        version: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+  const logLevel = values["log.level"] as string;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new FlagError(`--log.level: must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  }
+  const telemetryPath = values["web.telemetry-path"] as string;
+  if (!telemetryPath.startsWith("/") || telemetryPath === "/") {
+    throw new FlagError(`--web.telemetry-path: must start with / and not be /, got "${telemetryPath}"`);
+  }
+  const listenAddress = values["web.listen-address"] as string;
+  return {
+    configFile: values["config.file"] as string,
+    listen: parseListenAddress(listenAddress),
+    listenAddress,
+    telemetryPath,
+    logLevel: logLevel as LogLevel,
+    help: values.help === true,
+    version: values.version === true,
+  };
+}
+
+/** `[host]:port`, `host:port` or `[::1]:port`; an empty host listens on every interface. */
+export function parseListenAddress(address: string): { host: string | undefined; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw new FlagError(`--web.listen-address: expected [host]:port such as :9816 or 127.0.0.1:9816, got "${address}"`);
+  }
+  const host = match[1] ?? match[2];
+  return { host: host ? host : undefined, port };
+}

@@ -1,0 +1,9 @@
+/** Defaults, declared once: what a key means when the config file leaves it out. */
+export const DEFAULTS = {
+  schedule: "*/30 * * * * *",
+  timeout: "10s",
+  tsdb: { enabled: true },
+  targets: { enabled: true, per_target: true },
+} as const;
+
+export const DEFAULT_CONFIG_FILE = "config/exporter.yml";

@@ -1,0 +1,84 @@
+import { readFile } from "node:fs/promises";
+import { isNode, LineCounter, parseDocument } from "yaml";
+import type { z } from "zod";
+import { resolveConfig } from "./resolve.js";
+import { configSchema } from "./schema.js";
+import type { ExporterConfig } from "./types.js";
+
+export interface ConfigProblem {
+  /** Field path such as `sources[1].timeout`; empty for the file as a whole. */
+  field: string;
+  message: string;
+  line?: number;
+}
+
+/** A config that cannot be used; its message names the file, each field and what is wrong. */
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: ConfigProblem[],
+  ) {
+    super(problems.map((p) => formatProblem(file, p)).join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+function formatProblem(file: string, p: ConfigProblem): string {
+  const where = p.line === undefined ? file : `${file}:${p.line}`;
+  return p.field ? `${where}: ${p.field}: ${p.message}` : `${where}: ${p.message}`;
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === "number") return `${out}[${key}]`;
+    return out ? `${out}.${String(key)}` : String(key);
+  }, "");
+}
+
+/** Reads, parses and validates a config file, filling in defaults. Throws ConfigError. */
+export async function loadConfig(file: string): Promise<ExporterConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    throw new ConfigError(file, [{ field: "", message: `cannot read config file (${code || String(err)})` }]);
+  }
+  return parseConfig(text, file);
+}
+
+/** Parses and validates config text; `file` is only used in messages. */
+export function parseConfig(text: string, file: string): ExporterConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => ({
+        field: "",
+        message: `invalid YAML: ${e.message.split("\n")[0]}`,
+        line: lineCounter.linePos(e.pos[0]).line,
+      })),
+    );
+  }
+  const result = configSchema.safeParse(doc.toJS() ?? {});
+  if (!result.success) {
+    throw new ConfigError(file, result.error.issues.map((issue) => toProblem(issue, doc, lineCounter)));
+  }
+  return resolveConfig(result.data);
+}
+
+function toProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, lines: LineCounter): ConfigProblem {
+  let path = issue.path;
+  let message = issue.message;
+  // Zod reports unknown keys on the parent object; point at the key itself.
+  if (issue.code === "unrecognized_keys") {
+    path = [...issue.path, issue.keys[0] as string];
+    message = issue.keys.length === 1 ? "unknown field" : `unknown fields: ${issue.keys.join(", ")}`;
+  }
+  const node = doc.getIn(path as unknown[], true);
+  const offset = isNode(node) ? node.range?.[0] : undefined;
+  const problem: ConfigProblem = { field: formatPath(path), message };
+  if (offset !== undefined) problem.line = lines.linePos(offset).line;
+  return problem;
+}

@@ -1,0 +1,93 @@
+import { validateDetailed } from "node-cron";
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+import { LABEL_NAME, RESERVED_LABELS } from "./labels.js";
+
+// The config file's schema: strict objects (unknown keys are errors), one message per rule.
+
+const duration = z.string({ error: "must be a duration such as 500ms, 10s or 1m" }).superRefine((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === undefined) ctx.addIssue({ code: "custom", message: `invalid duration "${text}" (expected e.g. 500ms, 10s, 1m)` });
+  else if (ms <= 0) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
+});
+
+const cronExpression = z.string({ error: "must be a cron expression string" }).superRefine((text, ctx) => {
+  const result = validateDetailed(text);
+  if (!result.valid) {
+    const why = result.errors.map((e) => e.message).join("; ");
+    ctx.addIssue({ code: "custom", message: `invalid cron expression "${text}": ${why || "unparseable"}` });
+  }
+});
+
+const httpUrl = z.string({ error: "must be a URL string" }).superRefine((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    ctx.addIssue({ code: "custom", message: `invalid URL "${text}"` });
+    return;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    ctx.addIssue({ code: "custom", message: `URL scheme must be http or https, got "${url.protocol.slice(0, -1)}"` });
+  } else if (url.search || url.hash) {
+    ctx.addIssue({ code: "custom", message: "URL must be a base URL without query or fragment" });
+  }
+});
+
+const labelName = z.string().superRefine((name, ctx) => {
+  if (!LABEL_NAME.test(name)) ctx.addIssue({ code: "custom", message: `invalid label name "${name}"` });
+  else if (name.startsWith("__")) ctx.addIssue({ code: "custom", message: `label name "${name}" is reserved (starts with __)` });
+  else if (RESERVED_LABELS.has(name))
+    ctx.addIssue({ code: "custom", message: `label name "${name}" is used by the exporter's own series` });
+});
+
+const staticLabels = z.record(labelName, z.string({ error: "label values must be strings" }));
+
+const common = {
+  name: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }),
+  url: httpUrl,
+  labels: staticLabels.optional(),
+  schedule: cronExpression.optional(),
+  timeout: duration.optional(),
+};
+
+const prometheusSource = z.strictObject({
+  ...common,
+  kind: z.literal("prometheus"),
+  tsdb: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      limit: z.number().int({ error: "must be a whole number" }).positive({ error: "must be at least 1" }).optional(),
+    })
+    .optional(),
+  targets: z.strictObject({ enabled: z.boolean().optional(), per_target: z.boolean().optional() }).optional(),
+});
+
+const alertmanagerSource = z.strictObject({ ...common, kind: z.literal("alertmanager") });
+
+const source = z.discriminatedUnion("kind", [prometheusSource, alertmanagerSource], {
+  error: (issue) => (issue.code === "invalid_union" ? 'kind must be "prometheus" or "alertmanager"' : undefined),
+});
+
+export const configSchema = z.strictObject({
+  global: z.strictObject({ schedule: cronExpression.optional(), timeout: duration.optional() }).optional(),
+  sources: z
+    .array(source, { error: "must be a list of sources" })
+    .min(1, { error: "at least one source is required" })
+    .superRefine((sources, ctx) => {
+      const seen = new Map<string, number>();
+      sources.forEach((s, i) => {
+        const first = seen.get(s.name);
+        if (first !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [i, "name"],
+            message: `duplicate source name "${s.name}" (also sources[${first}])`,
+          });
+        else seen.set(s.name, i);
+      });
+    }),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;
+export type RawSource = RawConfig["sources"][number];

@@ -1,0 +1,27 @@
+/** The config with every default applied: what the rest of the exporter works from. */
+export interface SourceConfig {
+  name: string;
+  kind: "prometheus" | "alertmanager";
+  /** Base URL without trailing slash; a path prefix is kept. */
+  url: string;
+  labels: Record<string, string>;
+  schedule: string;
+  timeoutMs: number;
+  tsdb: { enabled: boolean; limit: number | undefined };
+  targets: { enabled: boolean; perTarget: boolean };
+}
+
+export interface ExporterConfig {
+  sources: SourceConfig[];
+}
+
+/** The endpoints a source polls; also the `endpoint` label value. */
+export type Endpoint = "tsdb" | "targets" | "status";
+
+export function endpointsOf(source: SourceConfig): Endpoint[] {
+  if (source.kind === "alertmanager") return ["status"];
+  const endpoints: Endpoint[] = [];
+  if (source.tsdb.enabled) endpoints.push("tsdb");
+  if (source.targets.enabled) endpoints.push("targets");
+  return endpoints;
+}

@@ -1,0 +1,111 @@
+// Every metric family the exporter derives from upstream answers: the contract with its users.
+// Labels listed here come on top of `source` and the source's static labels.
+
+export interface FamilyDef {
+  name: string;
+  help: string;
+  type: "gauge" | "counter";
+  labels: readonly string[];
+}
+
+const family = (name: string, help: string, labels: readonly string[] = [], type: FamilyDef["type"] = "gauge") =>
+  ({ name, help, labels, type }) satisfies FamilyDef;
+
+/** Series about the polling itself, one set per source and endpoint. */
+export const POLL = {
+  up: family("promstatus_up", "1 if the last poll of the endpoint succeeded, else 0.", ["endpoint"]),
+  duration: family("promstatus_poll_duration_seconds", "How long the last poll of the endpoint took.", ["endpoint"]),
+  lastSuccess: family(
+    "promstatus_last_success_timestamp_seconds",
+    "Unix time when the last successful poll of the endpoint finished.",
+    ["endpoint"],
+  ),
+  failures: family(
+    "promstatus_poll_failures_total",
+    "Failed polls of the endpoint by reason.",
+    ["endpoint", "reason"],
+    "counter",
+  ),
+} as const;
+
+export const TSDB = {
+  headSeries: family("promstatus_tsdb_head_series", "Series in the TSDB head (headStats.numSeries)."),
+  headChunks: family("promstatus_tsdb_head_chunks", "Chunks in the TSDB head (headStats.chunkCount)."),
+  headMinTime: family(
+    "promstatus_tsdb_head_min_time_seconds",
+    "Oldest sample time in the TSDB head; absent when the head is empty.",
+  ),
+  headMaxTime: family(
+    "promstatus_tsdb_head_max_time_seconds",
+    "Newest sample time in the TSDB head; absent when the head is empty.",
+  ),
+  metricSeries: family("promstatus_tsdb_metric_series", "Head series per metric name (top entries).", ["metric_name"]),
+  labelValues: family("promstatus_tsdb_label_values", "Distinct values per label name (top entries).", ["label_name"]),
+  labelMemory: family(
+    "promstatus_tsdb_label_memory_bytes",
+    "Memory used by the values of each label name (top entries).",
+    ["label_name"],
+  ),
+  labelPairSeries: family(
+    "promstatus_tsdb_label_pair_series",
+    "Head series per label name/value pair (top entries).",
+    ["label_name", "label_value"],
+  ),
+} as const;
+
+const TARGET_LABELS = ["scrape_pool", "job", "instance"] as const;
+
+export const TARGETS = {
+  up: family("promstatus_target_up", "1 if the target's health is up, 0 for down or unknown.", TARGET_LABELS),
+  scrapeDuration: family(
+    "promstatus_target_scrape_duration_seconds",
+    "Duration of the target's last scrape.",
+    TARGET_LABELS,
+  ),
+  lastScrape: family(
+    "promstatus_target_last_scrape_timestamp_seconds",
+    "Unix time of the target's last scrape; absent for a target never scraped.",
+    TARGET_LABELS,
+  ),
+  count: family("promstatus_targets", "Active targets per scrape pool and health.", ["scrape_pool", "health"]),
+  dropped: family("promstatus_targets_dropped", "Targets dropped by relabelling."),
+} as const;
+
+export const ALERTMANAGER = {
+  peers: family("promstatus_alertmanager_cluster_peers", "Peers in the Alertmanager cluster, this one included."),
+  clusterStatus: family(
+    "promstatus_alertmanager_cluster_status",
+    "1 for the current cluster status, 0 for the other known values.",
+    ["status"],
+  ),
+  peerInfo: family("promstatus_alertmanager_peer_info", "One series per cluster peer.", ["peer_name", "peer_address"]),
+  startTime: family("promstatus_alertmanager_start_time_seconds", "Unix time when the Alertmanager started."),
+  buildInfo: family("promstatus_alertmanager_build_info", "Build information reported by the Alertmanager.", [
+    "version",
+    "revision",
+    "branch",
+    "go_version",
+    "build_user",
+    "build_date",
+  ]),
+  receivers: family("promstatus_alertmanager_config_receivers", "Receivers in the running configuration."),
+  routes: family(
+    "promstatus_alertmanager_config_routes",
+    "Nodes of the route tree in the running configuration, the root included.",
+  ),
+  inhibitRules: family("promstatus_alertmanager_config_inhibit_rules", "Inhibit rules in the running configuration."),
+  templates: family("promstatus_alertmanager_config_templates", "Template paths in the running configuration."),
+  configInfo: family(
+    "promstatus_alertmanager_config_info",
+    "1, labelled with the SHA-256 of the running configuration text.",
+    ["config_sha256"],
+  ),
+} as const;
+
+/** All families derived from upstream answers, in exposition order. */
+export const SOURCE_FAMILIES: readonly FamilyDef[] = [
+  ...Object.values(POLL),
+  ...Object.values(TSDB),
+  ...Object.values(TARGETS),
+  ...Object.values(ALERTMANAGER),
+];

@@ -1,0 +1,45 @@
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import { type LandingPageInfo, landingPage } from "./landing-page.js";
+
+export interface AppDeps {
+  log: Logger;
+  telemetryPath: string;
+  processRegistry: Registry;
+  /** Exposition of the source-derived metrics (cached between changes). */
+  sourcesExposition: () => Promise<string>;
+  isReady: () => boolean;
+  landing: LandingPageInfo;
+}
+
+/** The exporter's HTTP surface. It only reads published state; it never calls an upstream. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+
+  app.get(deps.telemetryPath, async (_req, res, next) => {
+    try {
+      const [processText, sourcesText] = await Promise.all([deps.processRegistry.metrics(), deps.sourcesExposition()]);
+      res.type(deps.processRegistry.contentType).send(processText + sourcesText);
+    } catch (err) {
+      next(err);
+    }
+  });
+  app.get("/-/healthy", (_req, res) => {
+    res.type("text/plain").send("Healthy.\n");
+  });
+  app.get("/-/ready", (_req, res) => {
+    if (deps.isReady()) res.type("text/plain").send("Ready.\n");
+    else res.status(503).type("text/plain").send("Not ready: waiting for the first poll of every source.\n");
+  });
+  const page = landingPage(deps.landing);
+  app.get("/", (_req, res) => {
+    res.type("html").send(page);
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    deps.log.error({ err, path: req.path }, "request failed");
+    res.status(500).type("text/plain").send("Internal error; see the exporter's log.\n");
+  });
+  return app;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+import { FlagError, parseFlags, USAGE } from "./cli/flags.js";
+import { ConfigError, loadConfig } from "./config/load.js";
+import { startExporter } from "./exporter.js";
+import { createLogger } from "./log.js";
+import { VERSION } from "./version.js";
+
+const SHUTDOWN_GRACE_MS = 4000;
+
+async function main(): Promise<number | undefined> {
+  let flags: ReturnType<typeof parseFlags>;
+  try {
+    flags = parseFlags(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    process.stderr.write(`${err.message}\n\n${USAGE}`);
+    return 1;
+  }
+  if (flags.help || flags.version) {
+    process.stdout.write(flags.help ? USAGE : `prometheus-status-exporter ${VERSION} (node ${process.version})\n`);
+    return 0;
+  }
+
+  const log = createLogger(flags.logLevel);
+  log.info({ version: VERSION, node: process.version, config_file: flags.configFile }, "starting prometheus-status-exporter");
+  let config: Awaited<ReturnType<typeof loadConfig>>;
+  try {
+    config = await loadConfig(flags.configFile);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    log.error({ config_file: err.file, problems: err.message.split("\n") }, "invalid configuration");
+    process.stderr.write(`invalid configuration:\n${err.message}\n`);
+    return 1;
+  }
+  for (const s of config.sources) {
+    log.info({ source: s.name, kind: s.kind, url: s.url, schedule: s.schedule, timeout_ms: s.timeoutMs }, "source loaded");
+  }
+
+  const exporter = await startExporter(config, flags, log);
+  const shutdown = (signal: string) => {
+    log.info({ signal }, "shutting down");
+    setTimeout(() => {
+      log.warn("shutdown took too long; exiting anyway");
+      process.exit(0);
+    }, SHUTDOWN_GRACE_MS).unref();
+    exporter.stop().then(
+      () => {
+        log.info("shutdown complete");
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, "error during shutdown");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  return undefined;
+}
+
+main().then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`fatal: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

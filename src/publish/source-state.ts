@@ -1,0 +1,44 @@
+import type { Endpoint, SourceConfig } from "../config/types.js";
+import type { SampleSet } from "../convert/samples.js";
+import type { PollOutcome } from "../poll/poll-endpoint.js";
+import { FAILURE_REASONS, type FailureReason } from "../upstream/poll-error.js";
+
+/** What the exporter knows about one endpoint of one source after its latest poll. */
+export interface EndpointState {
+  up: 0 | 1;
+  durationSeconds: number;
+  lastSuccessSeconds: number | undefined;
+  failures: Map<FailureReason, number>;
+  /** Data of the last poll if it succeeded; a failed poll clears it so nothing stale is served. */
+  samples: SampleSet | undefined;
+}
+
+export interface SourceState {
+  config: SourceConfig;
+  /** Endpoints in poll order; an endpoint appears once its first poll has finished. */
+  endpoints: Map<Endpoint, EndpointState>;
+}
+
+/** The next state of an endpoint after a poll: replaces the data wholesale, never merges it. */
+export function applyOutcome(previous: EndpointState | undefined, outcome: PollOutcome): EndpointState {
+  const failures = previous?.failures ?? new Map(FAILURE_REASONS.map((r) => [r, 0]));
+  if (outcome.ok) {
+    return {
+      up: 1,
+      durationSeconds: outcome.durationSeconds,
+      lastSuccessSeconds: outcome.finishedAt,
+      failures,
+      samples: outcome.samples,
+    };
+  }
+  const reason = outcome.error.reason;
+  const next = new Map(failures);
+  next.set(reason, (next.get(reason) ?? 0) + 1);
+  return {
+    up: 0,
+    durationSeconds: outcome.durationSeconds,
+    lastSuccessSeconds: previous?.lastSuccessSeconds,
+    failures: next,
+    samples: undefined,
+  };
+}
