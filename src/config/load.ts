@@ -76,6 +76,8 @@ function toProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument
     path = [...issue.path, issue.keys[0] as string];
     message = issue.keys.length === 1 ? "unknown field" : `unknown fields: ${issue.keys.join(", ")}`;
   }
+  // Zod wraps problems with a record's key; the inner message says what is wrong.
+  if (issue.code === "invalid_key" && issue.issues[0]) message = issue.issues[0].message;
   const node = doc.getIn(path as unknown[], true);
   const offset = isNode(node) ? node.range?.[0] : undefined;
   const problem: ConfigProblem = { field: formatPath(path), message };

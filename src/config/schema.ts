@@ -5,13 +5,16 @@ import { LABEL_NAME, RESERVED_LABELS } from "./labels.js";
 
 // The config file's schema: strict objects (unknown keys are errors), one message per rule.
 
-const duration = z.string({ error: "must be a duration such as 500ms, 10s or 1m" }).superRefine((text, ctx) => {
+/** "is required" when the key is missing, `wrong` when it has another type. */
+const typeError = (wrong: string) => (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : wrong);
+
+const duration = z.string({ error: typeError("must be a duration such as 500ms, 10s or 1m") }).superRefine((text, ctx) => {
   const ms = parseDuration(text);
   if (ms === undefined) ctx.addIssue({ code: "custom", message: `invalid duration "${text}" (expected e.g. 500ms, 10s, 1m)` });
   else if (ms <= 0) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
 });
 
-const cronExpression = z.string({ error: "must be a cron expression string" }).superRefine((text, ctx) => {
+const cronExpression = z.string({ error: typeError("must be a cron expression string") }).superRefine((text, ctx) => {
   const result = validateDetailed(text);
   if (!result.valid) {
     const why = result.errors.map((e) => e.message).join("; ");
@@ -19,7 +22,7 @@ const cronExpression = z.string({ error: "must be a cron expression string" }).s
   }
 });
 
-const httpUrl = z.string({ error: "must be a URL string" }).superRefine((text, ctx) => {
+const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefine((text, ctx) => {
   let url: URL;
   try {
     url = new URL(text);
@@ -44,7 +47,7 @@ const labelName = z.string().superRefine((name, ctx) => {
 const staticLabels = z.record(labelName, z.string({ error: "label values must be strings" }));
 
 const common = {
-  name: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }),
+  name: z.string({ error: typeError("must be a string") }).min(1, { error: "must not be empty" }),
   url: httpUrl,
   labels: staticLabels.optional(),
   schedule: cronExpression.optional(),
@@ -72,7 +75,7 @@ const source = z.discriminatedUnion("kind", [prometheusSource, alertmanagerSourc
 export const configSchema = z.strictObject({
   global: z.strictObject({ schedule: cronExpression.optional(), timeout: duration.optional() }).optional(),
   sources: z
-    .array(source, { error: "must be a list of sources" })
+    .array(source, { error: typeError("must be a list of sources") })
     .min(1, { error: "at least one source is required" })
     .superRefine((sources, ctx) => {
       const seen = new Map<string, number>();

@@ -1,0 +1,104 @@
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/load.js";
+import { fixtureText } from "../helpers/fixtures.js";
+
+const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
+const path = (name: string) => `${dir}${name}`;
+const invalid = readdirSync(dir).filter((f) => f.startsWith("invalid-"));
+
+async function loadError(name: string): Promise<ConfigError> {
+  try {
+    await loadConfig(path(name));
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`${name} was accepted`);
+}
+
+describe("valid configs", () => {
+  it("applies defaults to a minimal config", async () => {
+    const { sources } = await loadConfig(path("valid-minimal.yml"));
+    expect(sources).toEqual([
+      {
+        name: "prom",
+        kind: "prometheus",
+        url: "http://127.0.0.1:9090",
+        labels: {},
+        schedule: "*/30 * * * * *",
+        timeoutMs: 10_000,
+        tsdb: { enabled: true, limit: undefined },
+        targets: { enabled: true, perTarget: true },
+      },
+    ]);
+  });
+
+  it("reads every key of the full example, overrides winning over global", async () => {
+    const [prom, am] = (await loadConfig(path("valid-full.yml"))).sources;
+    expect(prom).toMatchObject({
+      labels: { region: "eu-1", cluster: "main" },
+      schedule: "*/15 * * * * *",
+      timeoutMs: 5000,
+      tsdb: { enabled: true, limit: 20 },
+    });
+    expect(am).toMatchObject({ kind: "alertmanager", schedule: "*/30 * * * * *", timeoutMs: 10_000 });
+  });
+
+  it("keeps a path prefix and drops the trailing slash", async () => {
+    const [s] = (await loadConfig(path("valid-path-prefix.yml"))).sources;
+    expect(s?.url).toBe("https://monitoring.example.com/prom");
+  });
+
+  it("turns off per-target series and tsdb polling", async () => {
+    const [s] = (await loadConfig(path("valid-counts-only.yml"))).sources;
+    expect(s?.tsdb.enabled).toBe(false);
+    expect(s?.targets).toEqual({ enabled: true, perTarget: false });
+  });
+
+  it("accepts compound durations and five-field cron expressions", async () => {
+    const [s] = (await loadConfig(path("valid-durations.yml"))).sources;
+    expect(s).toMatchObject({ timeoutMs: 500, schedule: "*/2 * * * *" });
+    const globalOnly = await loadConfig(path("valid-durations.yml"));
+    expect(globalOnly.sources[0]?.timeoutMs).toBe(500);
+  });
+
+  it("loads the shipped default config", async () => {
+    const { sources } = await loadConfig(fileURLToPath(new URL("../../config/exporter.yml", import.meta.url)));
+    expect(sources.map((s) => [s.kind, s.url])).toEqual([
+      ["prometheus", "http://localhost:9090"],
+      ["alertmanager", "http://localhost:9093"],
+    ]);
+  });
+});
+
+describe("invalid configs", () => {
+  it("has a fixture for each rule", () => expect(invalid.length).toBeGreaterThanOrEqual(25));
+
+  it.each(invalid)("%s is rejected with the message it names", async (name) => {
+    const expected = /^# expect: (.*)$/m.exec(fixtureText(`config/${name}`))?.[1];
+    expect(expected, `${name} lacks an '# expect:' line`).toBeTruthy();
+    const err = await loadError(name);
+    const lines = err.message.split("\n");
+    const line = lines.find((l) => l.includes(expected as string));
+    expect(line, `got:\n${err.message}`).toBeDefined();
+    // Every line names the file (with the line number where the field is known).
+    for (const l of lines) expect(l.startsWith(path(name))).toBe(true);
+  });
+
+  it("points at the line of the offending field", async () => {
+    const err = await loadError("invalid-unknown-source-key.yml");
+    expect(err.message).toBe(`${path("invalid-unknown-source-key.yml")}:6: sources[0].intervall: unknown field`);
+  });
+
+  it("lists every problem, not just the first", async () => {
+    const err = await loadError("invalid-several-problems.yml");
+    expect(err.problems.map((p) => p.field).sort()).toEqual(["global.timeout", "sources[0].colour", "sources[1].url"]);
+  });
+
+  it("names a missing file", async () => {
+    const err = await loadError("does-not-exist.yml");
+    expect(err.message).toBe(`${path("does-not-exist.yml")}: cannot read config file (ENOENT)`);
+  });
+});

@@ -1,0 +1,110 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { summarizeAlertmanagerConfig } from "../../src/convert/alertmanager-config.js";
+import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status.js";
+import { ALERTMANAGER } from "../../src/convert/families.js";
+import { InvalidPayloadError } from "../../src/convert/invalid-payload.js";
+import { alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
+import { upstreamFixture } from "../helpers/fixtures.js";
+import { valueOf } from "../helpers/samples.js";
+
+const clustered = upstreamFixture("alertmanager-status-clustered.json", alertmanagerStatusResponse);
+const standalone = upstreamFixture("alertmanager-status-standalone.json", alertmanagerStatusResponse);
+
+describe("convertAlertmanagerStatus", () => {
+  it("reports the peers of a two-node cluster", () => {
+    const out = convertAlertmanagerStatus(clustered);
+    expect(valueOf(out, ALERTMANAGER.peers.name)).toBe(2);
+    for (const peer of clustered.cluster.peers) {
+      expect(valueOf(out, ALERTMANAGER.peerInfo.name, { peer_name: peer.name, peer_address: peer.address })).toBe(1);
+    }
+  });
+
+  it("sets 1 on the current cluster status and 0 on the other known ones", () => {
+    const out = convertAlertmanagerStatus(clustered);
+    const current = clustered.cluster.status;
+    expect(["ready", "settling"]).toContain(current);
+    for (const status of ["ready", "settling", "disabled"]) {
+      expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status })).toBe(status === current ? 1 : 0);
+    }
+  });
+
+  it("handles a non-clustered Alertmanager: no name, no peers, status disabled", () => {
+    expect(standalone.cluster.name).toBeUndefined();
+    const out = convertAlertmanagerStatus(standalone);
+    expect(valueOf(out, ALERTMANAGER.peers.name)).toBe(0);
+    expect(out.get(ALERTMANAGER.peerInfo.name)).toEqual([]);
+    expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status: "disabled" })).toBe(1);
+    expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status: "ready" })).toBe(0);
+  });
+
+  it("keeps an unexpected cluster status visible", () => {
+    const out = convertAlertmanagerStatus({ ...standalone, cluster: { ...standalone.cluster, status: "joining" } });
+    expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status: "joining" })).toBe(1);
+    expect(out.get(ALERTMANAGER.clusterStatus.name)).toHaveLength(4);
+  });
+
+  it("turns uptime (the start instant) into Unix seconds", () => {
+    const out = convertAlertmanagerStatus(clustered);
+    expect(valueOf(out, ALERTMANAGER.startTime.name)).toBe(Date.parse(clustered.uptime) / 1000);
+  });
+
+  it("reports build info with the real server's fields", () => {
+    const out = convertAlertmanagerStatus(clustered);
+    const v = clustered.versionInfo;
+    expect(v?.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(
+      valueOf(out, ALERTMANAGER.buildInfo.name, {
+        version: v?.version as string,
+        revision: v?.revision as string,
+        branch: v?.branch as string,
+        go_version: v?.goVersion as string,
+        build_user: v?.buildUser as string,
+        build_date: v?.buildDate as string,
+      }),
+    ).toBe(1);
+  });
+
+  it("counts receivers, route nodes, inhibit rules and templates, and hashes the config", () => {
+    // The captured config has 4 receivers and a route tree root -> (team-a -> team-a-pager, team-b).
+    const out = convertAlertmanagerStatus(clustered);
+    expect(valueOf(out, ALERTMANAGER.receivers.name)).toBe(4);
+    expect(valueOf(out, ALERTMANAGER.routes.name)).toBe(4);
+    expect(valueOf(out, ALERTMANAGER.inhibitRules.name)).toBe(1);
+    expect(valueOf(out, ALERTMANAGER.templates.name)).toBe(1);
+    const sha = createHash("sha256").update(clustered.config.original).digest("hex");
+    expect(valueOf(out, ALERTMANAGER.configInfo.name, { config_sha256: sha })).toBe(1);
+  });
+
+  it("never puts any part of config.original into a label", () => {
+    expect(clustered.config.original).toContain("s3cr3t-webhook-token");
+    const out = convertAlertmanagerStatus(clustered);
+    const labelText = JSON.stringify([...out.families.values()].flat().map((s) => s.labels));
+    expect(labelText).not.toContain("s3cr3t");
+    expect(labelText).not.toContain("webhook");
+  });
+});
+
+describe("summarizeAlertmanagerConfig", () => {
+  it("counts a minimal config: one route node, nothing else", () => {
+    expect(summarizeAlertmanagerConfig("route:\n  receiver: x\nreceivers:\n- name: x\n")).toMatchObject({
+      receivers: 1,
+      routes: 1,
+      inhibitRules: 0,
+      templates: 0,
+    });
+  });
+
+  it("differs in hash when the config differs", () => {
+    const a = summarizeAlertmanagerConfig("route: {receiver: a}\n").sha256;
+    const b = summarizeAlertmanagerConfig("route: {receiver: b}\n").sha256;
+    expect(a).not.toBe(b);
+  });
+
+  it("rejects YAML it cannot parse without quoting the text", () => {
+    const secret = "token-abc123";
+    const parse = () => summarizeAlertmanagerConfig(`route: [\n url: "${secret}`);
+    expect(parse).toThrow(InvalidPayloadError);
+    expect(parse).toThrow(/^config.original is not valid YAML$/);
+  });
+});
