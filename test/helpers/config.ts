@@ -1,0 +1,16 @@
+import type { SourceConfig } from "../../src/config/types.js";
+
+/** A resolved source config for tests, defaults as the loader would fill them. */
+export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfig {
+  return {
+    name: "prom",
+    kind: "prometheus",
+    url: "http://127.0.0.1:1",
+    labels: {},
+    schedule: "*/30 * * * * *",
+    timeoutMs: 2000,
+    tsdb: { enabled: true, limit: undefined },
+    targets: { enabled: true, perTarget: true },
+    ...overrides,
+  };
+}

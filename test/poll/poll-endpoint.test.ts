@@ -1,0 +1,138 @@
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { pollEndpoint } from "../../src/poll/poll-endpoint.js";
+import { sourceConfig } from "../helpers/config.js";
+import { type FakeUpstream, closedPort, startFakeUpstream } from "../helpers/fake-upstream.js";
+import { fixtureText } from "../helpers/fixtures.js";
+
+let upstream: FakeUpstream | undefined;
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+const targetsJson = fixtureText("upstream/prometheus-targets.json");
+
+async function serve(handler: Parameters<typeof startFakeUpstream>[0]) {
+  upstream = await startFakeUpstream(handler);
+  return upstream;
+}
+
+describe("pollEndpoint", () => {
+  it("asks for gzip, keeps the URL's path prefix, sends the tsdb limit and decodes the answer", async () => {
+    const up = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(gzipSync(fixtureText("upstream/prometheus-tsdb.json")));
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: `${up.url}/prom`, tsdb: { enabled: true, limit: 3 } }), "tsdb");
+    expect(outcome.ok).toBe(true);
+    expect(up.requests[0]?.url).toBe("/prom/api/v1/status/tsdb?limit=3");
+    expect(up.requests[0]?.headers["accept-encoding"]).toBe("gzip");
+    if (outcome.ok) expect(outcome.samples.get("promstatus_tsdb_metric_series")).toHaveLength(3);
+  });
+
+  it("reports an HTTP 500 with an HTML page as http_status", async () => {
+    const up = await serve((_req, res) => {
+      res.writeHead(500, { "content-type": "text/html" });
+      res.end("<html><body><h1>Internal Server Error</h1></body></html>");
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, timeoutMs: 10_000 }), "targets");
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) {
+      expect(outcome.error.reason).toBe("http_status");
+      expect(outcome.error.message).toBe("HTTP 500: Internal Server Error");
+    }
+  });
+
+  it("retries a transient failure and succeeds", async () => {
+    let calls = 0;
+    const up = await serve((_req, res) => {
+      calls++;
+      if (calls === 1) {
+        res.writeHead(503).end("Service Unavailable");
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(targetsJson);
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, timeoutMs: 10_000 }), "targets");
+    expect(outcome.ok).toBe(true);
+    expect(calls).toBe(2);
+  });
+
+  it("logs Prometheus's error envelope for a 400", async () => {
+    const up = await serve((_req, res) => {
+      res.writeHead(400, { "content-type": "application/json" }).end(fixtureText("upstream/prometheus-error-envelope.json"));
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "tsdb");
+    expect(outcome.ok ? "" : outcome.error.message).toMatch(/^HTTP 400: bad_data: invalid parameter "query"/);
+    expect(up.requests).toHaveLength(1); // a client error is not retried
+  });
+
+  it("describes a bare JSON string and Alertmanager's error object", async () => {
+    let body = JSON.stringify("not ready yet");
+    const up = await serve((_req, res) => res.writeHead(404).end(body));
+    const first = await pollEndpoint(sourceConfig({ url: up.url, kind: "alertmanager" }), "status");
+    expect(first.ok ? "" : first.error.message).toBe("HTTP 404: not ready yet");
+    body = fixtureText("upstream/alertmanager-error-not-found.txt");
+    const second = await pollEndpoint(sourceConfig({ url: up.url, kind: "alertmanager" }), "status");
+    expect(second.ok ? "" : second.error.message).toBe("HTTP 404: path /api/v2/nothing was not found");
+  });
+
+  it("reports garbage and truncated JSON as invalid_json", async () => {
+    let body = "this is not json";
+    const up = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(body));
+    const garbage = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
+    expect(garbage.ok ? "" : garbage.error.reason).toBe("invalid_json");
+    body = targetsJson.slice(0, targetsJson.length / 2);
+    const truncated = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
+    expect(truncated.ok ? "" : truncated.error.reason).toBe("invalid_json");
+  });
+
+  it("reports JSON of the wrong shape as invalid_payload, naming the field", async () => {
+    const up = await serve((_req, res) =>
+      res.writeHead(200).end(JSON.stringify({ status: "success", data: { activeTargets: [{ health: "up" }] } })),
+    );
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) {
+      expect(outcome.error.reason).toBe("invalid_payload");
+      expect(outcome.error.message).toContain("data.activeTargets.0.labels");
+    }
+  });
+
+  it("reports an answer that never comes as a timeout within the budget", async () => {
+    const up = await serve(() => {
+      /* accept and never answer */
+    });
+    const started = Date.now();
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, timeoutMs: 300 }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("reports a refused connection as connection", async () => {
+    const port = await closedPort();
+    const outcome = await pollEndpoint(sourceConfig({ url: `http://127.0.0.1:${port}`, timeoutMs: 5000 }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("connection");
+    expect(outcome.ok ? "" : outcome.error.message).toContain("ECONNREFUSED");
+  });
+
+  it("reports a connection reset mid-body as connection", async () => {
+    const up = await serve((req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100000" });
+      res.write(targetsJson.slice(0, 100));
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, timeoutMs: 5000 }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("connection");
+  });
+
+  it("stops at once when aborted", async () => {
+    const up = await serve(() => {});
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 50);
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, timeoutMs: 10_000 }), "targets", abort.signal);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.durationSeconds).toBeLessThan(1);
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { SampleSet } from "../../src/convert/samples.js";
+import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
+import { SourceStore } from "../../src/publish/store.js";
+import { PollError } from "../../src/upstream/poll-error.js";
+import { sourceConfig } from "../helpers/config.js";
+import { samplesOf, valueIn } from "../helpers/exposition.js";
+
+const ok = (samples: SampleSet, finishedAt = 1000): PollOutcome => ({ ok: true, samples, durationSeconds: 0.25, finishedAt });
+const failed = (reason: PollError["reason"]): PollOutcome => ({
+  ok: false,
+  error: new PollError(reason, "boom"),
+  durationSeconds: 0.5,
+  finishedAt: 2000,
+});
+const targets = (...instances: string[]) => {
+  const set = new SampleSet();
+  for (const instance of instances) set.add("promstatus_target_up", { scrape_pool: "p", job: "j", instance }, 1);
+  return set;
+};
+const head = (n: number) => new SampleSet().add("promstatus_tsdb_head_series", {}, n);
+
+function twoSources() {
+  return new SourceStore([
+    sourceConfig({ name: "a", labels: { region: "eu-1" } }),
+    sourceConfig({ name: "b", labels: { zone: "z" } }),
+  ]);
+}
+
+describe("SourceStore", () => {
+  it("serves a successful poll with the source and its static labels", async () => {
+    const store = twoSources();
+    store.record("a", "targets", ok(targets("x:1")));
+    const text = await store.exposition();
+    expect(valueIn(text, "promstatus_target_up", { source: "a", region: "eu-1", instance: "x:1", job: "j", scrape_pool: "p" })).toBe(1);
+    expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "targets" })).toBe(1);
+    expect(valueIn(text, "promstatus_poll_duration_seconds", { source: "a", endpoint: "targets" })).toBe(0.25);
+    expect(valueIn(text, "promstatus_last_success_timestamp_seconds", { source: "a", endpoint: "targets" })).toBe(1000);
+    // Static labels of one source do not leak onto another's series.
+    expect(samplesOf(text, "promstatus_target_up")[0]?.labels).not.toHaveProperty("zone");
+  });
+
+  it("drops a target that disappears from the next answer", async () => {
+    const store = twoSources();
+    store.record("a", "targets", ok(targets("x:1", "x:2")));
+    expect(samplesOf(await store.exposition(), "promstatus_target_up")).toHaveLength(2);
+    store.record("a", "targets", ok(targets("x:2")));
+    const after = samplesOf(await store.exposition(), "promstatus_target_up");
+    expect(after.map((s) => s.labels.instance)).toEqual(["x:2"]);
+  });
+
+  it("on a failed poll removes that endpoint's data, keeps the rest, sets up 0 and counts the reason", async () => {
+    const store = twoSources();
+    store.record("a", "targets", ok(targets("x:1")));
+    store.record("a", "tsdb", ok(head(42)));
+    store.record("b", "targets", ok(targets("y:1")));
+    store.record("a", "targets", failed("timeout"));
+    const text = await store.exposition();
+    expect(samplesOf(text, "promstatus_target_up", { source: "a" })).toEqual([]);
+    expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "targets" })).toBe(0);
+    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "targets", reason: "timeout" })).toBe(1);
+    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "targets", reason: "connection" })).toBe(0);
+    // The last success stays: it is when the endpoint last worked.
+    expect(valueIn(text, "promstatus_last_success_timestamp_seconds", { source: "a", endpoint: "targets" })).toBe(1000);
+    expect(valueIn(text, "promstatus_tsdb_head_series", { source: "a" })).toBe(42);
+    expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "tsdb" })).toBe(1);
+    expect(valueIn(text, "promstatus_target_up", { source: "b" })).toBe(1);
+  });
+
+  it("counts failures cumulatively and restores the data on the next good answer", async () => {
+    const store = twoSources();
+    store.record("a", "tsdb", failed("http_status"));
+    store.record("a", "tsdb", failed("http_status"));
+    store.record("a", "tsdb", failed("invalid_json"));
+    store.record("a", "tsdb", ok(head(7)));
+    const text = await store.exposition();
+    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "http_status" })).toBe(2);
+    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "invalid_json" })).toBe(1);
+    expect(valueIn(text, "promstatus_tsdb_head_series", { source: "a" })).toBe(7);
+    expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "tsdb" })).toBe(1);
+  });
+
+  it("serves nothing for a source before its first poll", async () => {
+    const text = await twoSources().exposition();
+    expect(samplesOf(text, "promstatus_up")).toEqual([]);
+  });
+
+  it("escapes quotes, backslashes and newlines in label values", async () => {
+    const store = twoSources();
+    const nasty = 'a "quoted" \\ back\nslash';
+    store.record("a", "targets", ok(new SampleSet().add("promstatus_target_up", { scrape_pool: nasty, job: "j", instance: "i" }, 0)));
+    const text = await store.exposition();
+    expect(text).toContain('scrape_pool="a \\"quoted\\" \\\\ back\\nslash"');
+    expect(valueIn(text, "promstatus_target_up", { scrape_pool: nasty })).toBe(0);
+  });
+
+  it("renders once per change and again after a change", async () => {
+    const store = twoSources();
+    store.record("a", "tsdb", ok(head(1)));
+    const first = store.exposition();
+    expect(store.exposition()).toBe(first);
+    store.record("a", "tsdb", ok(head(2)));
+    expect(valueIn(await store.exposition(), "promstatus_tsdb_head_series", { source: "a" })).toBe(2);
+  });
+
+  it("ignores results for a source it does not know", async () => {
+    const store = twoSources();
+    store.record("gone", "tsdb", ok(head(1)));
+    expect(samplesOf(await store.exposition(), "promstatus_tsdb_head_series")).toEqual([]);
+  });
+});
