@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { FlagError, parseFlags, parseListenAddress } from "../../src/cli/flags.js";
+
+describe("parseFlags", () => {
+  it("has Prometheus-style defaults", () => {
+    expect(parseFlags([])).toMatchObject({
+      configFile: "config/exporter.yml",
+      listen: { host: undefined, port: 9816 },
+      telemetryPath: "/metrics",
+      logLevel: "info",
+    });
+  });
+
+  it("reads dotted flags in both --flag=value and --flag value forms", () => {
+    const flags = parseFlags(["--config.file=/etc/x.yml", "--web.listen-address", "127.0.0.1:9999", "--log.level=debug", "--web.telemetry-path=/m"]);
+    expect(flags).toMatchObject({ configFile: "/etc/x.yml", listen: { host: "127.0.0.1", port: 9999 }, logLevel: "debug", telemetryPath: "/m" });
+  });
+
+  it.each([
+    [["--nope"], /Unknown option '--nope'/],
+    [["--log.level=loud"], /--log.level: must be one of debug, info, warn, error, got "loud"/],
+    [["--web.telemetry-path=metrics"], /--web.telemetry-path: must start with \//],
+    [["--web.listen-address=9816"], /--web.listen-address: expected \[host\]:port/],
+  ])("rejects %j", (argv, message) => {
+    expect(() => parseFlags(argv)).toThrow(FlagError);
+    expect(() => parseFlags(argv)).toThrow(message);
+  });
+});
+
+describe("parseListenAddress", () => {
+  it("accepts IPv6 in brackets and rejects ports out of range", () => {
+    expect(parseListenAddress("[::1]:80")).toEqual({ host: "::1", port: 80 });
+    expect(() => parseListenAddress(":70000")).toThrow(FlagError);
+  });
+});

@@ -1,0 +1,71 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/http/app.js";
+import { createProcessRegistry } from "../../src/publish/process-metrics.js";
+import { samplesOf } from "../helpers/exposition.js";
+
+let server: Server | undefined;
+afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+async function serve(overrides: { ready?: () => boolean; sources?: () => Promise<string> } = {}) {
+  const app = createApp({
+    log: pino({ level: "silent" }),
+    telemetryPath: "/custom-metrics",
+    processRegistry: createProcessRegistry("1.2.3"),
+    sourcesExposition: overrides.sources ?? (async () => "# HELP promstatus_x x\n# TYPE promstatus_x gauge\npromstatus_x 5\n"),
+    isReady: overrides.ready ?? (() => true),
+    landing: { version: "1.2.3", telemetryPath: "/custom-metrics", sources: [{ name: "<b>prom</b>", kind: "prometheus" }] },
+  });
+  server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("HTTP app", () => {
+  it("serves process metrics, build info and source metrics on the telemetry path", async () => {
+    const base = await serve();
+    const res = await fetch(`${base}/custom-metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain; version=0.0.4");
+    const text = await res.text();
+    expect(samplesOf(text, "promstatus_x")[0]?.value).toBe(5);
+    expect(samplesOf(text, "process_cpu_user_seconds_total")).toHaveLength(1);
+    expect(samplesOf(text, "promstatus_exporter_build_info", { version: "1.2.3", node_version: process.version })[0]?.value).toBe(1);
+    // prom-client's gauges named *_total are removed: promtool rejects them.
+    expect(text).not.toMatch(/^nodejs_active_\w+_total/m);
+    expect(text).toMatch(/^nodejs_active_handles\{/m);
+  });
+
+  it("has a landing page linking to the metrics, with names escaped", async () => {
+    const base = await serve();
+    const res = await fetch(base);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const html = await res.text();
+    expect(html).toContain('<a href="/custom-metrics">');
+    expect(html).toContain("&lt;b&gt;prom&lt;/b&gt;");
+  });
+
+  it("is healthy while running and ready only once the first polls are done", async () => {
+    let ready = false;
+    const base = await serve({ ready: () => ready });
+    expect((await fetch(`${base}/-/healthy`)).status).toBe(200);
+    expect((await fetch(`${base}/-/ready`)).status).toBe(503);
+    ready = true;
+    expect((await fetch(`${base}/-/ready`)).status).toBe(200);
+  });
+
+  it("answers 500 without details when rendering fails", async () => {
+    const base = await serve({ sources: () => Promise.reject(new Error("secret detail")) });
+    const res = await fetch(`${base}/custom-metrics`);
+    expect(res.status).toBe(500);
+    expect(await res.text()).not.toContain("secret detail");
+  });
+
+  it("answers 404 elsewhere", async () => {
+    const base = await serve();
+    expect((await fetch(`${base}/nothing`)).status).toBe(404);
+  });
+});
