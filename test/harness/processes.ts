@@ -1,0 +1,97 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const running = new Set<ChildProcess>();
+// Last resort if a test run dies without its afterAll: never leave a server behind.
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+export interface Managed {
+  child: ChildProcess;
+  logFile: string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (null if killed). */
+  stop(graceMs?: number): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Starts a process with its output in a log file; tracked so that it is always stopped. */
+export function startProcess(command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Managed {
+  const out = openSync(logFile, "a");
+  const child = spawn(command, args, { stdio: ["ignore", out, out], env: env ?? process.env });
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => {
+      running.delete(child);
+      resolve(code);
+    });
+  });
+  return {
+    child,
+    logFile,
+    exited,
+    async stop(graceMs = 5000) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+export function logTail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (bound and released; good enough on a quiet loopback). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** Polls until `check` returns a value (not undefined) or the time is up. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`);
+}
+
+/** Waits until GET `url` answers 200, or fails with the tail of the process's log. */
+export async function waitForHttp(url: string, managed: Managed, timeoutMs = 30_000): Promise<void> {
+  try {
+    await waitFor(url, async () => {
+      if (managed.child.exitCode !== null) throw new Error(`process exited with ${managed.child.exitCode}`);
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      return res.ok ? true : undefined;
+    }, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n--- ${managed.logFile} ---\n${logTail(managed.logFile)}`);
+  }
+}

@@ -1,0 +1,70 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { findBinaries } from "./binaries.js";
+import { freePort, type Managed, startProcess, waitForHttp } from "./processes.js";
+
+export interface ScrapeJob {
+  job_name: string;
+  targets: string[];
+  scrape_interval?: string;
+  honor_labels?: boolean;
+  metrics_path?: string;
+}
+
+export interface RealPrometheus {
+  url: string;
+  address: string;
+  process: Managed;
+  /** Rewrites the config with these jobs (plus the self-scrape) and reloads it. */
+  setJobs(jobs: ScrapeJob[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function configFor(address: string, jobs: ScrapeJob[]): string {
+  const scrape = (j: ScrapeJob) => ({
+    job_name: j.job_name,
+    ...(j.scrape_interval ? { scrape_interval: j.scrape_interval } : {}),
+    ...(j.honor_labels ? { honor_labels: true } : {}),
+    ...(j.metrics_path ? { metrics_path: j.metrics_path } : {}),
+    static_configs: [{ targets: j.targets }],
+  });
+  return stringify({
+    global: { scrape_interval: "1s", scrape_timeout: "900ms", evaluation_interval: "1s" },
+    scrape_configs: [scrape({ job_name: "prometheus", targets: [address] }), ...jobs.map(scrape)],
+  });
+}
+
+/** Starts Debian's (or the named) Prometheus on 127.0.0.1, scraping itself every second plus `jobs`. */
+export async function startPrometheus(dir: string, jobs: ScrapeJob[]): Promise<RealPrometheus> {
+  const { prometheus } = findBinaries();
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const url = `http://${address}`;
+  const configFile = join(dir, "prometheus.yml");
+  writeFileSync(configFile, configFor(address, jobs));
+  const process = startProcess(
+    prometheus,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, "prometheus-data")}`,
+      `--web.listen-address=${address}`,
+      "--web.enable-lifecycle",
+    ],
+    join(dir, "prometheus.log"),
+  );
+  await waitForHttp(`${url}/-/ready`, process);
+  return {
+    url,
+    address,
+    process,
+    async setJobs(next) {
+      writeFileSync(configFile, configFor(address, next));
+      const res = await fetch(`${url}/-/reload`, { method: "POST" });
+      if (!res.ok) throw new Error(`Prometheus reload failed: ${res.status} ${await res.text()}`);
+    },
+    async stop() {
+      await process.stop(5000);
+    },
+  };
+}
