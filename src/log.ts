@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 import type { LogLevel } from "./cli/flags.js";
 
 /** JSON lines on stdout, as container platforms collect them. */

@@ -22,7 +22,10 @@ async function main(): Promise<number | undefined> {
   }
 
   const log = createLogger(flags.logLevel);
-  log.info({ version: VERSION, node: process.version, config_file: flags.configFile }, "starting prometheus-status-exporter");
+  log.info(
+    { version: VERSION, node: process.version, config_file: flags.configFile },
+    "starting prometheus-status-exporter",
+  );
   let config: Awaited<ReturnType<typeof loadConfig>>;
   try {
     config = await loadConfig(flags.configFile);
@@ -33,7 +36,10 @@ async function main(): Promise<number | undefined> {
     return 1;
   }
   for (const s of config.sources) {
-    log.info({ source: s.name, kind: s.kind, url: s.url, schedule: s.schedule, timeout_ms: s.timeoutMs }, "source loaded");
+    log.info(
+      { source: s.name, kind: s.kind, url: s.url, schedule: s.schedule, timeout_ms: s.timeoutMs },
+      "source loaded",
+    );
   }
 
   const exporter = await startExporter(config, flags, log);

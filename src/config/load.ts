@@ -63,7 +63,10 @@ export function parseConfig(text: string, file: string): ExporterConfig {
   }
   const result = configSchema.safeParse(doc.toJS() ?? {});
   if (!result.success) {
-    throw new ConfigError(file, result.error.issues.map((issue) => toProblem(issue, doc, lineCounter)));
+    throw new ConfigError(
+      file,
+      result.error.issues.map((issue) => toProblem(issue, doc, lineCounter)),
+    );
   }
   return resolveConfig(result.data);
 }

@@ -6,13 +6,17 @@ import { LABEL_NAME, RESERVED_LABELS } from "./labels.js";
 // The config file's schema: strict objects (unknown keys are errors), one message per rule.
 
 /** "is required" when the key is missing, `wrong` when it has another type. */
-const typeError = (wrong: string) => (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : wrong);
+const typeError = (wrong: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? "is required" : wrong;
 
-const duration = z.string({ error: typeError("must be a duration such as 500ms, 10s or 1m") }).superRefine((text, ctx) => {
-  const ms = parseDuration(text);
-  if (ms === undefined) ctx.addIssue({ code: "custom", message: `invalid duration "${text}" (expected e.g. 500ms, 10s, 1m)` });
-  else if (ms <= 0) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
-});
+const duration = z
+  .string({ error: typeError("must be a duration such as 500ms, 10s or 1m") })
+  .superRefine((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined)
+      ctx.addIssue({ code: "custom", message: `invalid duration "${text}" (expected e.g. 500ms, 10s, 1m)` });
+    else if (ms <= 0) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
+  });
 
 const cronExpression = z.string({ error: typeError("must be a cron expression string") }).superRefine((text, ctx) => {
   const result = validateDetailed(text);
@@ -39,7 +43,8 @@ const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefi
 
 const labelName = z.string().superRefine((name, ctx) => {
   if (!LABEL_NAME.test(name)) ctx.addIssue({ code: "custom", message: `invalid label name "${name}"` });
-  else if (name.startsWith("__")) ctx.addIssue({ code: "custom", message: `label name "${name}" is reserved (starts with __)` });
+  else if (name.startsWith("__"))
+    ctx.addIssue({ code: "custom", message: `label name "${name}" is reserved (starts with __)` });
   else if (RESERVED_LABELS.has(name))
     ctx.addIssue({ code: "custom", message: `label name "${name}" is used by the exporter's own series` });
 });

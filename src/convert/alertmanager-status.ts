@@ -14,7 +14,8 @@ export function convertAlertmanagerStatus(payload: AlertmanagerStatusResponse): 
 
   out.add(ALERTMANAGER.peers.name, {}, cluster.peers.length);
   const statuses = new Set<string>([...CLUSTER_STATUSES, cluster.status]);
-  for (const status of statuses) out.add(ALERTMANAGER.clusterStatus.name, { status }, status === cluster.status ? 1 : 0);
+  for (const status of statuses)
+    out.add(ALERTMANAGER.clusterStatus.name, { status }, status === cluster.status ? 1 : 0);
   for (const peer of cluster.peers) {
     out.add(ALERTMANAGER.peerInfo.name, { peer_name: peer.name, peer_address: peer.address }, 1);
   }

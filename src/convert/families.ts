@@ -46,11 +46,10 @@ export const TSDB = {
     "Memory used by the values of each label name (top entries).",
     ["label_name"],
   ),
-  labelPairSeries: family(
-    "promstatus_tsdb_label_pair_series",
-    "Head series per label name/value pair (top entries).",
-    ["label_name", "label_value"],
-  ),
+  labelPairSeries: family("promstatus_tsdb_label_pair_series", "Head series per label name/value pair (top entries).", [
+    "label_name",
+    "label_value",
+  ]),
 } as const;
 
 const TARGET_LABELS = ["scrape_pool", "job", "instance"] as const;

@@ -22,7 +22,8 @@ export function convertTargets(payload: TargetsResponse, perTarget: boolean): Sa
 
     const labels = { scrape_pool: pool, job: target.labels.job, instance: target.labels.instance };
     out.add(TARGETS.up.name, labels, target.health === "up" ? 1 : 0);
-    if (target.lastScrapeDuration !== undefined) out.add(TARGETS.scrapeDuration.name, labels, target.lastScrapeDuration);
+    if (target.lastScrapeDuration !== undefined)
+      out.add(TARGETS.scrapeDuration.name, labels, target.lastScrapeDuration);
     const last = rfc3339Seconds(target.lastScrape);
     if (last !== undefined) out.add(TARGETS.lastScrape.name, labels, last);
   }

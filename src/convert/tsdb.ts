@@ -22,12 +22,18 @@ export function convertTsdb(payload: TsdbResponse, limit?: number): SampleSet {
     }
   }
   const top = <T>(list: T[]) => (limit === undefined ? list : list.slice(0, limit));
-  for (const { name, value } of top(data.seriesCountByMetricName)) out.add(TSDB.metricSeries.name, { metric_name: name }, value);
-  for (const { name, value } of top(data.labelValueCountByLabelName)) out.add(TSDB.labelValues.name, { label_name: name }, value);
-  for (const { name, value } of top(data.memoryInBytesByLabelName)) out.add(TSDB.labelMemory.name, { label_name: name }, value);
+  for (const { name, value } of top(data.seriesCountByMetricName))
+    out.add(TSDB.metricSeries.name, { metric_name: name }, value);
+  for (const { name, value } of top(data.labelValueCountByLabelName))
+    out.add(TSDB.labelValues.name, { label_name: name }, value);
+  for (const { name, value } of top(data.memoryInBytesByLabelName))
+    out.add(TSDB.labelMemory.name, { label_name: name }, value);
   for (const { name, value } of top(data.seriesCountByLabelValuePair)) {
     const eq = name.indexOf("=");
-    const labels = eq < 0 ? { label_name: name, label_value: "" } : { label_name: name.slice(0, eq), label_value: name.slice(eq + 1) };
+    const labels =
+      eq < 0
+        ? { label_name: name, label_value: "" }
+        : { label_name: name.slice(0, eq), label_value: name.slice(eq + 1) };
     out.add(TSDB.labelPairSeries.name, labels, value);
   }
   return out;

@@ -11,7 +11,11 @@ export type PollOutcome =
   | { ok: false; error: PollError; durationSeconds: number; finishedAt: number };
 
 /** Fetches, validates and converts one endpoint of one source. Never throws. */
-export async function pollEndpoint(source: SourceConfig, endpoint: Endpoint, signal?: AbortSignal): Promise<PollOutcome> {
+export async function pollEndpoint(
+  source: SourceConfig,
+  endpoint: Endpoint,
+  signal?: AbortSignal,
+): Promise<PollOutcome> {
   const spec = ENDPOINTS[endpoint];
   const started = performance.now();
   const finish = () => ({ durationSeconds: (performance.now() - started) / 1000, finishedAt: Date.now() / 1000 });

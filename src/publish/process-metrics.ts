@@ -2,7 +2,11 @@ import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 
 // prom-client names these gauges with a `_total` suffix, which the text format reserves for
 // counters (promtool rejects them). Their per-type siblings without `_total` carry the same data.
-const MISNAMED_GAUGES = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
+const MISNAMED_GAUGES = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
 
 /** Registry with the process and Node.js metrics and the exporter's build info. */
 export function createProcessRegistry(version: string): Registry {

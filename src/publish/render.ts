@@ -14,7 +14,12 @@ export async function renderSources(sources: Iterable<SourceState>): Promise<str
   const gauges = new Map<string, Gauge>();
   const counters = new Map<string, Counter>();
   for (const def of SOURCE_FAMILIES) {
-    const options = { name: def.name, help: def.help, labelNames: ["source", ...staticKeys, ...def.labels], registers: [registry] };
+    const options = {
+      name: def.name,
+      help: def.help,
+      labelNames: ["source", ...staticKeys, ...def.labels],
+      registers: [registry],
+    };
     if (def.type === "counter") counters.set(def.name, new Counter(options));
     else gauges.set(def.name, new Gauge(options));
   }
@@ -27,7 +32,8 @@ export async function renderSources(sources: Iterable<SourceState>): Promise<str
       gauge(POLL.up.name).set(labels, state.up);
       gauge(POLL.duration.name).set(labels, state.durationSeconds);
       if (state.lastSuccessSeconds !== undefined) gauge(POLL.lastSuccess.name).set(labels, state.lastSuccessSeconds);
-      for (const [reason, n] of state.failures) (counters.get(POLL.failures.name) as Counter).inc({ ...labels, reason }, n);
+      for (const [reason, n] of state.failures)
+        (counters.get(POLL.failures.name) as Counter).inc({ ...labels, reason }, n);
       if (!state.samples) continue;
       for (const [name, samples] of state.samples.families) {
         const g = gauge(name);

@@ -73,9 +73,15 @@ export class Scheduler {
       if (!outcome) return;
       this.store.record(source.name, endpoint, outcome);
       if (outcome.ok) {
-        this.log.debug({ source: source.name, endpoint, series: outcome.samples.size, duration_seconds: outcome.durationSeconds }, "poll succeeded");
+        this.log.debug(
+          { source: source.name, endpoint, series: outcome.samples.size, duration_seconds: outcome.durationSeconds },
+          "poll succeeded",
+        );
       } else {
-        this.log.warn({ source: source.name, endpoint, reason: outcome.error.reason, error: outcome.error.message }, "poll failed");
+        this.log.warn(
+          { source: source.name, endpoint, reason: outcome.error.reason, error: outcome.error.message },
+          "poll failed",
+        );
       }
     });
   }

@@ -30,18 +30,20 @@ export async function fetchJson(url: string, options: FetchOptions): Promise<unk
   let lastFailure: RequestError | undefined;
   let body: string;
   try {
-    body = await http.get(url, {
-      searchParams: options.searchParams,
-      timeout: { request: options.timeoutMs },
-      signal,
-      hooks: {
-        beforeRetry: [
-          (error) => {
-            lastFailure = error;
-          },
-        ],
-      },
-    }).text();
+    body = await http
+      .get(url, {
+        searchParams: options.searchParams,
+        timeout: { request: options.timeoutMs },
+        signal,
+        hooks: {
+          beforeRetry: [
+            (error) => {
+              lastFailure = error;
+            },
+          ],
+        },
+      })
+      .text();
   } catch (error) {
     if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
     throw classifyError(deadline.aborted && lastFailure ? lastFailure : error);

@@ -17,7 +17,8 @@ export function describeErrorBody(body: unknown): string {
   if (typeof parsed === "string") return clip(parsed);
   if (parsed && typeof parsed === "object") {
     const o = parsed as Record<string, unknown>;
-    if (typeof o.error === "string") return clip(typeof o.errorType === "string" ? `${o.errorType}: ${o.error}` : o.error);
+    if (typeof o.error === "string")
+      return clip(typeof o.errorType === "string" ? `${o.errorType}: ${o.error}` : o.error);
     if (typeof o.message === "string") return clip(o.message);
   }
   return clip(text);

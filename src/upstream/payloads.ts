@@ -4,7 +4,10 @@ import { z } from "zod";
 // unknown fields (newer versions) and default the optional ones (older versions).
 
 const nameValue = z.object({ name: z.string(), value: z.number() });
-const nameValueList = z.array(nameValue).nullish().transform((list) => list ?? []);
+const nameValueList = z
+  .array(nameValue)
+  .nullish()
+  .transform((list) => list ?? []);
 
 export const tsdbResponse = z.object({
   status: z.literal("success"),
@@ -31,9 +34,15 @@ const activeTarget = z.object({
 export const targetsResponse = z.object({
   status: z.literal("success"),
   data: z.object({
-    activeTargets: z.array(activeTarget).nullish().transform((list) => list ?? []),
+    activeTargets: z
+      .array(activeTarget)
+      .nullish()
+      .transform((list) => list ?? []),
     // Only counted, so the elements' shape does not matter.
-    droppedTargets: z.array(z.unknown()).nullish().transform((list) => list ?? []),
+    droppedTargets: z
+      .array(z.unknown())
+      .nullish()
+      .transform((list) => list ?? []),
   }),
 });
 export type TargetsResponse = z.infer<typeof targetsResponse>;

@@ -12,8 +12,19 @@ describe("parseFlags", () => {
   });
 
   it("reads dotted flags in both --flag=value and --flag value forms", () => {
-    const flags = parseFlags(["--config.file=/etc/x.yml", "--web.listen-address", "127.0.0.1:9999", "--log.level=debug", "--web.telemetry-path=/m"]);
-    expect(flags).toMatchObject({ configFile: "/etc/x.yml", listen: { host: "127.0.0.1", port: 9999 }, logLevel: "debug", telemetryPath: "/m" });
+    const flags = parseFlags([
+      "--config.file=/etc/x.yml",
+      "--web.listen-address",
+      "127.0.0.1:9999",
+      "--log.level=debug",
+      "--web.telemetry-path=/m",
+    ]);
+    expect(flags).toMatchObject({
+      configFile: "/etc/x.yml",
+      listen: { host: "127.0.0.1", port: 9999 },
+      logLevel: "debug",
+      telemetryPath: "/m",
+    });
   });
 
   it.each([

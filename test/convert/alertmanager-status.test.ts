@@ -6,7 +6,7 @@ import { ALERTMANAGER } from "../../src/convert/families.js";
 import { InvalidPayloadError } from "../../src/convert/invalid-payload.js";
 import { alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { upstreamFixture } from "../helpers/fixtures.js";
-import { valueOf } from "../helpers/samples.js";
+import { sampleValue } from "../helpers/samples.js";
 
 const clustered = upstreamFixture("alertmanager-status-clustered.json", alertmanagerStatusResponse);
 const standalone = upstreamFixture("alertmanager-status-standalone.json", alertmanagerStatusResponse);
@@ -14,9 +14,11 @@ const standalone = upstreamFixture("alertmanager-status-standalone.json", alertm
 describe("convertAlertmanagerStatus", () => {
   it("reports the peers of a two-node cluster", () => {
     const out = convertAlertmanagerStatus(clustered);
-    expect(valueOf(out, ALERTMANAGER.peers.name)).toBe(2);
+    expect(sampleValue(out, ALERTMANAGER.peers.name)).toBe(2);
     for (const peer of clustered.cluster.peers) {
-      expect(valueOf(out, ALERTMANAGER.peerInfo.name, { peer_name: peer.name, peer_address: peer.address })).toBe(1);
+      expect(sampleValue(out, ALERTMANAGER.peerInfo.name, { peer_name: peer.name, peer_address: peer.address })).toBe(
+        1,
+      );
     }
   });
 
@@ -25,28 +27,28 @@ describe("convertAlertmanagerStatus", () => {
     const current = clustered.cluster.status;
     expect(["ready", "settling"]).toContain(current);
     for (const status of ["ready", "settling", "disabled"]) {
-      expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status })).toBe(status === current ? 1 : 0);
+      expect(sampleValue(out, ALERTMANAGER.clusterStatus.name, { status })).toBe(status === current ? 1 : 0);
     }
   });
 
   it("handles a non-clustered Alertmanager: no name, no peers, status disabled", () => {
     expect(standalone.cluster.name).toBeUndefined();
     const out = convertAlertmanagerStatus(standalone);
-    expect(valueOf(out, ALERTMANAGER.peers.name)).toBe(0);
+    expect(sampleValue(out, ALERTMANAGER.peers.name)).toBe(0);
     expect(out.get(ALERTMANAGER.peerInfo.name)).toEqual([]);
-    expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status: "disabled" })).toBe(1);
-    expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status: "ready" })).toBe(0);
+    expect(sampleValue(out, ALERTMANAGER.clusterStatus.name, { status: "disabled" })).toBe(1);
+    expect(sampleValue(out, ALERTMANAGER.clusterStatus.name, { status: "ready" })).toBe(0);
   });
 
   it("keeps an unexpected cluster status visible", () => {
     const out = convertAlertmanagerStatus({ ...standalone, cluster: { ...standalone.cluster, status: "joining" } });
-    expect(valueOf(out, ALERTMANAGER.clusterStatus.name, { status: "joining" })).toBe(1);
+    expect(sampleValue(out, ALERTMANAGER.clusterStatus.name, { status: "joining" })).toBe(1);
     expect(out.get(ALERTMANAGER.clusterStatus.name)).toHaveLength(4);
   });
 
   it("turns uptime (the start instant) into Unix seconds", () => {
     const out = convertAlertmanagerStatus(clustered);
-    expect(valueOf(out, ALERTMANAGER.startTime.name)).toBe(Date.parse(clustered.uptime) / 1000);
+    expect(sampleValue(out, ALERTMANAGER.startTime.name)).toBe(Date.parse(clustered.uptime) / 1000);
   });
 
   it("reports build info with the real server's fields", () => {
@@ -54,7 +56,7 @@ describe("convertAlertmanagerStatus", () => {
     const v = clustered.versionInfo;
     expect(v?.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(
-      valueOf(out, ALERTMANAGER.buildInfo.name, {
+      sampleValue(out, ALERTMANAGER.buildInfo.name, {
         version: v?.version as string,
         revision: v?.revision as string,
         branch: v?.branch as string,
@@ -68,12 +70,12 @@ describe("convertAlertmanagerStatus", () => {
   it("counts receivers, route nodes, inhibit rules and templates, and hashes the config", () => {
     // The captured config has 4 receivers and a route tree root -> (team-a -> team-a-pager, team-b).
     const out = convertAlertmanagerStatus(clustered);
-    expect(valueOf(out, ALERTMANAGER.receivers.name)).toBe(4);
-    expect(valueOf(out, ALERTMANAGER.routes.name)).toBe(4);
-    expect(valueOf(out, ALERTMANAGER.inhibitRules.name)).toBe(1);
-    expect(valueOf(out, ALERTMANAGER.templates.name)).toBe(1);
+    expect(sampleValue(out, ALERTMANAGER.receivers.name)).toBe(4);
+    expect(sampleValue(out, ALERTMANAGER.routes.name)).toBe(4);
+    expect(sampleValue(out, ALERTMANAGER.inhibitRules.name)).toBe(1);
+    expect(sampleValue(out, ALERTMANAGER.templates.name)).toBe(1);
     const sha = createHash("sha256").update(clustered.config.original).digest("hex");
-    expect(valueOf(out, ALERTMANAGER.configInfo.name, { config_sha256: sha })).toBe(1);
+    expect(sampleValue(out, ALERTMANAGER.configInfo.name, { config_sha256: sha })).toBe(1);
   });
 
   it("never puts any part of config.original into a label", () => {

@@ -3,7 +3,7 @@ import { TSDB } from "../../src/convert/families.js";
 import { convertTsdb } from "../../src/convert/tsdb.js";
 import { tsdbResponse } from "../../src/upstream/payloads.js";
 import { fixtureJson, upstreamFixture } from "../helpers/fixtures.js";
-import { valueOf } from "../helpers/samples.js";
+import { sampleValue } from "../helpers/samples.js";
 
 const real = upstreamFixture("prometheus-tsdb.json", tsdbResponse);
 const raw = fixtureJson("upstream/prometheus-tsdb.json") as {
@@ -13,15 +13,15 @@ const raw = fixtureJson("upstream/prometheus-tsdb.json") as {
 describe("convertTsdb", () => {
   it("reports the head stats of a real Prometheus in seconds", () => {
     const out = convertTsdb(real);
-    expect(valueOf(out, TSDB.headSeries.name)).toBe(raw.data.headStats.numSeries);
-    expect(valueOf(out, TSDB.headChunks.name)).toBe(raw.data.headStats.chunkCount);
-    expect(valueOf(out, TSDB.headMinTime.name)).toBe((raw.data.headStats.minTime as number) / 1000);
-    expect(valueOf(out, TSDB.headMaxTime.name)).toBe((raw.data.headStats.maxTime as number) / 1000);
+    expect(sampleValue(out, TSDB.headSeries.name)).toBe(raw.data.headStats.numSeries);
+    expect(sampleValue(out, TSDB.headChunks.name)).toBe(raw.data.headStats.chunkCount);
+    expect(sampleValue(out, TSDB.headMinTime.name)).toBe((raw.data.headStats.minTime as number) / 1000);
+    expect(sampleValue(out, TSDB.headMaxTime.name)).toBe((raw.data.headStats.maxTime as number) / 1000);
   });
 
   it("leaves out min and max time for an empty head (int64 sentinels) but keeps the counts", () => {
     const out = convertTsdb(upstreamFixture("prometheus-tsdb-empty-head.json", tsdbResponse));
-    expect(valueOf(out, TSDB.headSeries.name)).toBe(0);
+    expect(sampleValue(out, TSDB.headSeries.name)).toBe(0);
     expect(out.get(TSDB.headMinTime.name)).toEqual([]);
     expect(out.get(TSDB.headMaxTime.name)).toEqual([]);
     expect(out.get(TSDB.metricSeries.name)).toEqual([]);
@@ -39,7 +39,13 @@ describe("convertTsdb", () => {
   it("splits label pairs at the first '=' only", () => {
     const payload = tsdbResponse.parse({
       status: "success",
-      data: { seriesCountByLabelValuePair: [{ name: "le=+Inf", value: 3 }, { name: "expr=a==b", value: 2 }, { name: "odd", value: 1 }] },
+      data: {
+        seriesCountByLabelValuePair: [
+          { name: "le=+Inf", value: 3 },
+          { name: "expr=a==b", value: 2 },
+          { name: "odd", value: 1 },
+        ],
+      },
     });
     const pairs = convertTsdb(payload).get(TSDB.labelPairSeries.name);
     expect(pairs).toEqual([
@@ -49,7 +55,12 @@ describe("convertTsdb", () => {
     ]);
     const first = raw.data.seriesCountByLabelValuePair[0] as { name: string; value: number };
     const [label, ...rest] = first.name.split("=");
-    expect(valueOf(convertTsdb(real), TSDB.labelPairSeries.name, { label_name: label as string, label_value: rest.join("=") })).toBe(first.value);
+    expect(
+      sampleValue(convertTsdb(real), TSDB.labelPairSeries.name, {
+        label_name: label as string,
+        label_value: rest.join("="),
+      }),
+    ).toBe(first.value);
   });
 
   it("cuts every list to the limit, since Prometheus 2.42 ignores the parameter", () => {

@@ -68,7 +68,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -86,11 +91,15 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 /** Waits until GET `url` answers 200, or fails with the tail of the process's log. */
 export async function waitForHttp(url: string, managed: Managed, timeoutMs = 30_000): Promise<void> {
   try {
-    await waitFor(url, async () => {
-      if (managed.child.exitCode !== null) throw new Error(`process exited with ${managed.child.exitCode}`);
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      return res.ok ? true : undefined;
-    }, timeoutMs);
+    await waitFor(
+      url,
+      async () => {
+        if (managed.child.exitCode !== null) throw new Error(`process exited with ${managed.child.exitCode}`);
+        const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+        return res.ok ? true : undefined;
+      },
+      timeoutMs,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- ${managed.logFile} ---\n${logTail(managed.logFile)}`);
   }

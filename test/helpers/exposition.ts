@@ -7,7 +7,7 @@ export interface ParsedSample {
 
 const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g;
-const unescape = (v: string) => v.replace(/\\(.)/g, (_m, c: string) => (c === "n" ? "\n" : c));
+const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_m, c: string) => (c === "n" ? "\n" : c));
 
 /** Parses the samples of a text exposition (test helper; the format's own escaping rules). */
 export function parseExposition(text: string): ParsedSample[] {
@@ -17,7 +17,7 @@ export function parseExposition(text: string): ParsedSample[] {
     const m = LINE.exec(line);
     if (!m) throw new Error(`unparseable exposition line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? "").matchAll(LABEL)) labels[l[1] as string] = unescape(l[2] as string);
+    for (const l of (m[2] ?? "").matchAll(LABEL)) labels[l[1] as string] = unescapeLabel(l[2] as string);
     out.push({ name: m[1] as string, labels, value: Number(m[3]) });
   }
   return out;

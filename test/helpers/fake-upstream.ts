@@ -11,7 +11,9 @@ export interface FakeUpstream {
  * A local HTTP server for faults real servers cannot be made to produce (hangs, garbage, resets).
  * Only for those: everything else is tested against real Prometheus and Alertmanager.
  */
-export async function startFakeUpstream(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<FakeUpstream> {
+export async function startFakeUpstream(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<FakeUpstream> {
   const requests: IncomingMessage[] = [];
   const server: Server = createServer((req, res) => {
     requests.push(req);

@@ -14,9 +14,14 @@ async function serve(overrides: { ready?: () => boolean; sources?: () => Promise
     log: pino({ level: "silent" }),
     telemetryPath: "/custom-metrics",
     processRegistry: createProcessRegistry("1.2.3"),
-    sourcesExposition: overrides.sources ?? (async () => "# HELP promstatus_x x\n# TYPE promstatus_x gauge\npromstatus_x 5\n"),
+    sourcesExposition:
+      overrides.sources ?? (async () => "# HELP promstatus_x x\n# TYPE promstatus_x gauge\npromstatus_x 5\n"),
     isReady: overrides.ready ?? (() => true),
-    landing: { version: "1.2.3", telemetryPath: "/custom-metrics", sources: [{ name: "<b>prom</b>", kind: "prometheus" }] },
+    landing: {
+      version: "1.2.3",
+      telemetryPath: "/custom-metrics",
+      sources: [{ name: "<b>prom</b>", kind: "prometheus" }],
+    },
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -33,7 +38,9 @@ describe("HTTP app", () => {
     const text = await res.text();
     expect(samplesOf(text, "promstatus_x")[0]?.value).toBe(5);
     expect(samplesOf(text, "process_cpu_user_seconds_total")).toHaveLength(1);
-    expect(samplesOf(text, "promstatus_exporter_build_info", { version: "1.2.3", node_version: process.version })[0]?.value).toBe(1);
+    expect(
+      samplesOf(text, "promstatus_exporter_build_info", { version: "1.2.3", node_version: process.version })[0]?.value,
+    ).toBe(1);
     // prom-client's gauges named *_total are removed: promtool rejects them.
     expect(text).not.toMatch(/^nodejs_active_\w+_total/m);
     expect(text).toMatch(/^nodejs_active_handles\{/m);

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFlags } from "../../src/cli/flags.js";
 import { parseConfig } from "../../src/config/load.js";
 import { type RunningExporter, startExporter } from "../../src/exporter.js";
-import { samplesOf, valueIn } from "../helpers/exposition.js";
-import { promtoolCheckMetrics } from "../helpers/promtool.js";
 import { waitFor } from "../harness/processes.js";
 import { type Stack, startStack } from "../harness/stack.js";
+import { samplesOf, valueIn } from "../helpers/exposition.js";
+import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
 // The exporter, in process, polling a real Prometheus and a real two-node Alertmanager cluster.
 
@@ -48,7 +48,9 @@ sources:
   const flags = parseFlags(["--web.listen-address=127.0.0.1:0"]);
   exporter = await startExporter(config, flags, pino({ level: "silent" }));
   metricsUrl = `http://127.0.0.1:${(exporter.server.address() as AddressInfo).port}/metrics`;
-  await waitFor("exporter ready", async () => ((await fetch(metricsUrl.replace("/metrics", "/-/ready"))).ok ? true : undefined));
+  await waitFor("exporter ready", async () =>
+    (await fetch(metricsUrl.replace("/metrics", "/-/ready"))).ok ? true : undefined,
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -65,7 +67,10 @@ describe("against real Prometheus and Alertmanager", () => {
       ["alertmanager-0", "status"],
       ["alertmanager-1", "status"],
     ]) {
-      expect(valueIn(text, "promstatus_up", { source: source as string, endpoint: endpoint as string }), `${source}/${endpoint}`).toBe(1);
+      expect(
+        valueIn(text, "promstatus_up", { source: source as string, endpoint: endpoint as string }),
+        `${source}/${endpoint}`,
+      ).toBe(1);
     }
   });
 
@@ -87,7 +92,10 @@ describe("against real Prometheus and Alertmanager", () => {
     for (const pool of ["prometheus", "alertmanager", "dead"]) {
       for (const health of ["up", "down", "unknown"]) {
         const expected = activeTargets.filter((t) => t.scrapePool === pool && t.health === health).length;
-        expect(valueIn(text, "promstatus_targets", { source: "prometheus-0", scrape_pool: pool, health }), `${pool}/${health}`).toBe(expected);
+        expect(
+          valueIn(text, "promstatus_targets", { source: "prometheus-0", scrape_pool: pool, health }),
+          `${pool}/${health}`,
+        ).toBe(expected);
       }
     }
     expect(valueIn(text, "promstatus_targets", { scrape_pool: "alertmanager", health: "up" })).toBe(2);
@@ -104,7 +112,9 @@ describe("against real Prometheus and Alertmanager", () => {
       const source = `alertmanager-${i}`;
       expect(valueIn(text, "promstatus_alertmanager_cluster_peers", { source })).toBe(status.cluster.peers.length);
       expect(samplesOf(text, "promstatus_alertmanager_peer_info", { source })).toHaveLength(2);
-      expect(valueIn(text, "promstatus_alertmanager_build_info", { source, version: status.versionInfo.version })).toBe(1);
+      expect(valueIn(text, "promstatus_alertmanager_build_info", { source, version: status.versionInfo.version })).toBe(
+        1,
+      );
       expect(valueIn(text, "promstatus_alertmanager_config_receivers", { source })).toBe(3);
       expect(valueIn(text, "promstatus_alertmanager_config_routes", { source })).toBe(3);
     }
@@ -135,10 +145,14 @@ describe("against real Prometheus and Alertmanager", () => {
       const { activeTargets } = (await getJson<TargetsAnswer>(`${stack.prometheus.url}/api/v1/targets`)).data;
       return activeTargets.some((t) => t.scrapePool === "dead") ? undefined : true;
     });
-    const text = await waitFor("dead target gone from /metrics", async () => {
-      const t = await scrape();
-      return samplesOf(t, "promstatus_targets", { scrape_pool: "dead" }).length === 0 ? t : undefined;
-    }, 10_000);
+    const text = await waitFor(
+      "dead target gone from /metrics",
+      async () => {
+        const t = await scrape();
+        return samplesOf(t, "promstatus_targets", { scrape_pool: "dead" }).length === 0 ? t : undefined;
+      },
+      10_000,
+    );
     expect(samplesOf(text, "promstatus_target_up", { job: "dead" })).toEqual([]);
     expect(samplesOf(text, "promstatus_target_up", { job: "prometheus" })).toHaveLength(1);
   });

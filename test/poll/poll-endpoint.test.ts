@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { pollEndpoint } from "../../src/poll/poll-endpoint.js";
 import { sourceConfig } from "../helpers/config.js";
-import { type FakeUpstream, closedPort, startFakeUpstream } from "../helpers/fake-upstream.js";
+import { closedPort, type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
 let upstream: FakeUpstream | undefined;
@@ -24,7 +24,10 @@ describe("pollEndpoint", () => {
       res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
       res.end(gzipSync(fixtureText("upstream/prometheus-tsdb.json")));
     });
-    const outcome = await pollEndpoint(sourceConfig({ url: `${up.url}/prom`, tsdb: { enabled: true, limit: 3 } }), "tsdb");
+    const outcome = await pollEndpoint(
+      sourceConfig({ url: `${up.url}/prom`, tsdb: { enabled: true, limit: 3 } }),
+      "tsdb",
+    );
     expect(outcome.ok).toBe(true);
     expect(up.requests[0]?.url).toBe("/prom/api/v1/status/tsdb?limit=3");
     expect(up.requests[0]?.headers["accept-encoding"]).toBe("gzip");
@@ -61,7 +64,9 @@ describe("pollEndpoint", () => {
 
   it("logs Prometheus's error envelope for a 400", async () => {
     const up = await serve((_req, res) => {
-      res.writeHead(400, { "content-type": "application/json" }).end(fixtureText("upstream/prometheus-error-envelope.json"));
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(fixtureText("upstream/prometheus-error-envelope.json"));
     });
     const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "tsdb");
     expect(outcome.ok ? "" : outcome.error.message).toMatch(/^HTTP 400: bad_data: invalid parameter "query"/);

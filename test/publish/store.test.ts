@@ -6,7 +6,12 @@ import { PollError } from "../../src/upstream/poll-error.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
 
-const ok = (samples: SampleSet, finishedAt = 1000): PollOutcome => ({ ok: true, samples, durationSeconds: 0.25, finishedAt });
+const ok = (samples: SampleSet, finishedAt = 1000): PollOutcome => ({
+  ok: true,
+  samples,
+  durationSeconds: 0.25,
+  finishedAt,
+});
 const failed = (reason: PollError["reason"]): PollOutcome => ({
   ok: false,
   error: new PollError(reason, "boom"),
@@ -32,7 +37,15 @@ describe("SourceStore", () => {
     const store = twoSources();
     store.record("a", "targets", ok(targets("x:1")));
     const text = await store.exposition();
-    expect(valueIn(text, "promstatus_target_up", { source: "a", region: "eu-1", instance: "x:1", job: "j", scrape_pool: "p" })).toBe(1);
+    expect(
+      valueIn(text, "promstatus_target_up", {
+        source: "a",
+        region: "eu-1",
+        instance: "x:1",
+        job: "j",
+        scrape_pool: "p",
+      }),
+    ).toBe(1);
     expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "targets" })).toBe(1);
     expect(valueIn(text, "promstatus_poll_duration_seconds", { source: "a", endpoint: "targets" })).toBe(0.25);
     expect(valueIn(text, "promstatus_last_success_timestamp_seconds", { source: "a", endpoint: "targets" })).toBe(1000);
@@ -58,8 +71,12 @@ describe("SourceStore", () => {
     const text = await store.exposition();
     expect(samplesOf(text, "promstatus_target_up", { source: "a" })).toEqual([]);
     expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "targets" })).toBe(0);
-    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "targets", reason: "timeout" })).toBe(1);
-    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "targets", reason: "connection" })).toBe(0);
+    expect(
+      valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "targets", reason: "timeout" }),
+    ).toBe(1);
+    expect(
+      valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "targets", reason: "connection" }),
+    ).toBe(0);
     // The last success stays: it is when the endpoint last worked.
     expect(valueIn(text, "promstatus_last_success_timestamp_seconds", { source: "a", endpoint: "targets" })).toBe(1000);
     expect(valueIn(text, "promstatus_tsdb_head_series", { source: "a" })).toBe(42);
@@ -74,8 +91,12 @@ describe("SourceStore", () => {
     store.record("a", "tsdb", failed("invalid_json"));
     store.record("a", "tsdb", ok(head(7)));
     const text = await store.exposition();
-    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "http_status" })).toBe(2);
-    expect(valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "invalid_json" })).toBe(1);
+    expect(
+      valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "http_status" }),
+    ).toBe(2);
+    expect(
+      valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "invalid_json" }),
+    ).toBe(1);
     expect(valueIn(text, "promstatus_tsdb_head_series", { source: "a" })).toBe(7);
     expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "tsdb" })).toBe(1);
   });
@@ -88,7 +109,11 @@ describe("SourceStore", () => {
   it("escapes quotes, backslashes and newlines in label values", async () => {
     const store = twoSources();
     const nasty = 'a "quoted" \\ back\nslash';
-    store.record("a", "targets", ok(new SampleSet().add("promstatus_target_up", { scrape_pool: nasty, job: "j", instance: "i" }, 0)));
+    store.record(
+      "a",
+      "targets",
+      ok(new SampleSet().add("promstatus_target_up", { scrape_pool: nasty, job: "j", instance: "i" }, 0)),
+    );
     const text = await store.exposition();
     expect(text).toContain('scrape_pool="a \\"quoted\\" \\\\ back\\nslash"');
     expect(valueIn(text, "promstatus_target_up", { scrape_pool: nasty })).toBe(0);
