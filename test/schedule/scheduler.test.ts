@@ -1,0 +1,115 @@
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { SourceStore } from "../../src/publish/store.js";
+import { Scheduler } from "../../src/schedule/scheduler.js";
+import { waitFor } from "../harness/processes.js";
+import { sourceConfig } from "../helpers/config.js";
+import { samplesOf, valueIn } from "../helpers/exposition.js";
+import { closedPort, type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
+import { fixtureText } from "../helpers/fixtures.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const status = fixtureText("upstream/alertmanager-status-standalone.json");
+const silent = pino({ level: "silent" });
+
+/** An Alertmanager stand-in answering after `delayMs`, counting concurrent requests. */
+async function slowUpstream(delayMs: number) {
+  const stats = { active: 0, maxActive: 0, total: 0 };
+  const upstream: FakeUpstream = await startFakeUpstream((_req, res) => {
+    stats.active++;
+    stats.total++;
+    stats.maxActive = Math.max(stats.maxActive, stats.active);
+    setTimeout(() => {
+      stats.active--;
+      res.writeHead(200, { "content-type": "application/json" }).end(status);
+    }, delayMs);
+  });
+  cleanups.push(() => upstream.close());
+  return { upstream, stats };
+}
+
+function start(sources: ReturnType<typeof sourceConfig>[]) {
+  const store = new SourceStore(sources);
+  const scheduler = new Scheduler(sources, store, silent);
+  scheduler.start();
+  cleanups.push(() => scheduler.stop());
+  return { store, scheduler };
+}
+
+describe("Scheduler", () => {
+  it("polls at start-up, and a slow source does not delay a fast one", async () => {
+    const slow = await slowUpstream(5000);
+    const fast = await slowUpstream(0);
+    const { store, scheduler } = start([
+      sourceConfig({
+        name: "slow",
+        kind: "alertmanager",
+        url: slow.upstream.url,
+        schedule: "0 0 * * *",
+        timeoutMs: 10_000,
+      }),
+      sourceConfig({ name: "fast", kind: "alertmanager", url: fast.upstream.url, schedule: "0 0 * * *" }),
+    ]);
+    const text = await waitFor(
+      "fast source published",
+      async () => {
+        const t = await store.exposition();
+        return samplesOf(t, "promstatus_up", { source: "fast" }).length ? t : undefined;
+      },
+      3000,
+      20,
+    );
+    expect(samplesOf(text, "promstatus_up", { source: "slow" })).toEqual([]);
+    expect(scheduler.ready).toBe(false); // the slow source's first poll has not finished
+    expect(slow.stats.active).toBe(1);
+  });
+
+  it("never polls a source twice at once, even when polls overrun the schedule", async () => {
+    const slow = await slowUpstream(2200);
+    start([
+      sourceConfig({
+        name: "s",
+        kind: "alertmanager",
+        url: slow.upstream.url,
+        schedule: "* * * * * *",
+        timeoutMs: 10_000,
+      }),
+    ]);
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(slow.stats.total).toBeGreaterThanOrEqual(2);
+    expect(slow.stats.maxActive).toBe(1);
+  });
+
+  it("becomes ready once every source has finished its first poll, failed or not", async () => {
+    const fast = await slowUpstream(0);
+    const { scheduler, store } = start([
+      sourceConfig({ name: "ok", kind: "alertmanager", url: fast.upstream.url, schedule: "0 0 * * *" }),
+      sourceConfig({
+        name: "bad",
+        kind: "alertmanager",
+        url: `http://127.0.0.1:${await closedPort()}`,
+        schedule: "0 0 * * *",
+      }),
+    ]);
+    await waitFor("ready", async () => (scheduler.ready ? true : undefined), 5000, 20);
+    expect(valueIn(await store.exposition(), "promstatus_up", { source: "bad" })).toBe(0);
+  });
+
+  it("stops promptly, aborting a poll in flight", async () => {
+    const slow = await slowUpstream(10_000);
+    const sources = [sourceConfig({ name: "s", kind: "alertmanager", url: slow.upstream.url, timeoutMs: 20_000 })];
+    const store = new SourceStore(sources);
+    const scheduler = new Scheduler(sources, store, silent);
+    scheduler.start();
+    await waitFor("request arrived", async () => (slow.stats.total ? true : undefined), 3000, 20);
+    const started = Date.now();
+    await scheduler.stop();
+    expect(Date.now() - started).toBeLessThan(1000);
+    // An aborted poll says nothing about the source: it is not recorded as a failure.
+    expect(samplesOf(await store.exposition(), "promstatus_up")).toEqual([]);
+  });
+});
