@@ -2,6 +2,8 @@
 export const DEFAULTS = {
   schedule: "*/30 * * * * *",
   timeout: "10s",
+  // Enough for a 100k-target answer (about 80 MB), small enough to stop a runaway or a gzip bomb.
+  maxResponseSize: "256MiB",
   tsdb: { enabled: true },
   targets: { enabled: true, per_target: true },
 } as const;

@@ -2,6 +2,7 @@ import { validateDetailed } from "node-cron";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { LABEL_NAME, RESERVED_LABELS } from "./labels.js";
+import { parseSize } from "./size.js";
 
 // The config file's schema: strict objects (unknown keys are errors), one message per rule.
 
@@ -17,6 +18,13 @@ const duration = z
       ctx.addIssue({ code: "custom", message: `invalid duration "${text}" (expected e.g. 500ms, 10s, 1m)` });
     else if (ms <= 0) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
   });
+
+const size = z.string({ error: typeError("must be a size such as 64MiB") }).superRefine((text, ctx) => {
+  const bytes = parseSize(text);
+  if (bytes === undefined) {
+    ctx.addIssue({ code: "custom", message: `invalid size "${text}" (expected e.g. 512KiB, 64MiB, 1GB)` });
+  } else if (bytes <= 0) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
+});
 
 const cronExpression = z.string({ error: typeError("must be a cron expression string") }).superRefine((text, ctx) => {
   const result = validateDetailed(text);
@@ -57,6 +65,7 @@ const common = {
   labels: staticLabels.optional(),
   schedule: cronExpression.optional(),
   timeout: duration.optional(),
+  max_response_size: size.optional(),
 };
 
 const prometheusSource = z.strictObject({
@@ -78,7 +87,13 @@ const source = z.discriminatedUnion("kind", [prometheusSource, alertmanagerSourc
 });
 
 export const configSchema = z.strictObject({
-  global: z.strictObject({ schedule: cronExpression.optional(), timeout: duration.optional() }).optional(),
+  global: z
+    .strictObject({
+      schedule: cronExpression.optional(),
+      timeout: duration.optional(),
+      max_response_size: size.optional(),
+    })
+    .optional(),
   sources: z
     .array(source, { error: typeError("must be a list of sources") })
     .min(1, { error: "at least one source is required" })

@@ -7,6 +7,8 @@ export interface SourceConfig {
   labels: Record<string, string>;
   schedule: string;
   timeoutMs: number;
+  /** Cap on an answer's size, counted after decompression. */
+  maxResponseBytes: number;
   tsdb: { enabled: boolean; limit: number | undefined };
   targets: { enabled: boolean; perTarget: boolean };
 }

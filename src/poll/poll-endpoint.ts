@@ -22,6 +22,7 @@ export async function pollEndpoint(
   try {
     const body = await fetchJson(source.url + spec.path, {
       timeoutMs: source.timeoutMs,
+      maxBytes: source.maxResponseBytes,
       signal,
       searchParams: spec.searchParams(source),
     });

@@ -29,6 +29,7 @@ describe("valid configs", () => {
         labels: {},
         schedule: "*/30 * * * * *",
         timeoutMs: 10_000,
+        maxResponseBytes: 256 * 2 ** 20,
         tsdb: { enabled: true, limit: undefined },
         targets: { enabled: true, perTarget: true },
       },
@@ -62,6 +63,12 @@ describe("valid configs", () => {
     expect(s).toMatchObject({ timeoutMs: 500, schedule: "*/2 * * * *" });
     const globalOnly = await loadConfig(path("valid-durations.yml"));
     expect(globalOnly.sources[0]?.timeoutMs).toBe(500);
+  });
+
+  it("reads size caps globally and per source", async () => {
+    const [a, b] = (await loadConfig(path("valid-size.yml"))).sources;
+    expect(a?.maxResponseBytes).toBe(64 * 2 ** 20);
+    expect(b?.maxResponseBytes).toBe(1e9);
   });
 
   it("loads the shipped default config", async () => {

@@ -9,6 +9,7 @@ export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfi
     labels: {},
     schedule: "*/30 * * * * *",
     timeoutMs: 2000,
+    maxResponseBytes: 256 * 2 ** 20,
     tsdb: { enabled: true, limit: undefined },
     targets: { enabled: true, perTarget: true },
     ...overrides,

@@ -115,6 +115,17 @@ describe("pollEndpoint", () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it("reports a body that trickles forever as a timeout", async () => {
+    const up = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write("{");
+      const timer = setInterval(() => res.write(" "), 50);
+      res.on("close", () => clearInterval(timer));
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, timeoutMs: 500 }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("timeout");
+  });
+
   it("reports a refused connection as connection", async () => {
     const port = await closedPort();
     const outcome = await pollEndpoint(sourceConfig({ url: `http://127.0.0.1:${port}`, timeoutMs: 5000 }), "targets");
@@ -139,5 +150,42 @@ describe("pollEndpoint", () => {
     const outcome = await pollEndpoint(sourceConfig({ url: up.url, timeoutMs: 10_000 }), "targets", abort.signal);
     expect(outcome.ok).toBe(false);
     expect(outcome.durationSeconds).toBeLessThan(1);
+  });
+});
+
+describe("pollEndpoint size cap", () => {
+  it("stops reading a body larger than max_response_size", async () => {
+    const up = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(`{"pad":"${"x".repeat(200_000)}"}`);
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, maxResponseBytes: 100_000 }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("too_large");
+  });
+
+  it("catches a gzip bomb: small on the wire, too large decompressed", async () => {
+    const bomb = gzipSync(Buffer.alloc(5_000_000, " "));
+    expect(bomb.length).toBeLessThan(100_000);
+    const up = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(bomb);
+    });
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, maxResponseBytes: 1_000_000 }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("too_large");
+    expect(outcome.ok ? "" : outcome.error.message).toContain("after decompression");
+  });
+
+  it("accepts an answer just under the cap", async () => {
+    const up = await serve((_req, res) => res.writeHead(200).end(targetsJson));
+    const outcome = await pollEndpoint(
+      sourceConfig({ url: up.url, maxResponseBytes: Buffer.byteLength(targetsJson) }),
+      "targets",
+    );
+    expect(outcome.ok).toBe(true);
+  });
+
+  it("reports a corrupt gzip body as invalid_json", async () => {
+    const up = await serve((_req, res) => res.writeHead(200, { "content-encoding": "gzip" }).end("not gzip at all"));
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("invalid_json");
   });
 });
