@@ -5,6 +5,7 @@ import { SourceStore } from "../../src/publish/store.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
+import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
 const ok = (samples: SampleSet, finishedAt = 1000): PollOutcome => ({
   ok: true,
@@ -117,6 +118,21 @@ describe("SourceStore", () => {
     const text = await store.exposition();
     expect(text).toContain('scrape_pool="a \\"quoted\\" \\\\ back\\nslash"');
     expect(valueIn(text, "promstatus_target_up", { scrape_pool: nasty })).toBe(0);
+  });
+
+  it("renders awkward label values in a form promtool accepts", async () => {
+    const store = twoSources();
+    const set = new SampleSet();
+    for (const value of ['say "hi"', "C:\\path\\", "two\nlines", "ünïcödé ✓", "", "{}=,"]) {
+      set.add("promstatus_tsdb_label_pair_series", { label_name: "l", label_value: value }, 1);
+    }
+    store.record("a", "tsdb", ok(set));
+    const text = await store.exposition();
+    expect(samplesOf(text, "promstatus_tsdb_label_pair_series")).toHaveLength(6);
+    expect(valueIn(text, "promstatus_tsdb_label_pair_series", { label_value: "two\nlines" })).toBe(1);
+    const result = promtoolCheckMetrics(text);
+    expect(result.output).toBe("");
+    expect(result.status).toBe(0);
   });
 
   it("renders once per change and again after a change", async () => {
