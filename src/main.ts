@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { FlagError, parseFlags, USAGE } from "./cli/flags.js";
 import { ConfigError, loadConfig } from "./config/load.js";
+import { redactUrl } from "./config/redact-url.js";
 import { startExporter } from "./exporter.js";
 import { createLogger } from "./log.js";
 import { VERSION } from "./version.js";
@@ -37,7 +38,7 @@ async function main(): Promise<number | undefined> {
   }
   for (const s of config.sources) {
     log.info(
-      { source: s.name, kind: s.kind, url: s.url, schedule: s.schedule, timeout_ms: s.timeoutMs },
+      { source: s.name, kind: s.kind, url: redactUrl(s.url), schedule: s.schedule, timeout_ms: s.timeoutMs },
       "source loaded",
     );
   }

@@ -39,7 +39,9 @@ const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefi
   try {
     url = new URL(text);
   } catch {
-    ctx.addIssue({ code: "custom", message: `invalid URL "${text}"` });
+    // An unparseable URL may still carry a password: never echo it.
+    const shown = text.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:xxxxx@");
+    ctx.addIssue({ code: "custom", message: `invalid URL "${shown}"` });
     return;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {

@@ -104,6 +104,10 @@ describe("invalid configs", () => {
     expect(err.problems.map((p) => p.field).sort()).toEqual(["global.timeout", "sources[0].colour", "sources[1].url"]);
   });
 
+  it("never echoes a password from a URL", async () => {
+    expect((await loadError("invalid-url-with-password.yml")).message).not.toContain("hunter2");
+  });
+
   it("names a missing file", async () => {
     const err = await loadError("does-not-exist.yml");
     expect(err.message).toBe(`${path("does-not-exist.yml")}: cannot read config file (ENOENT)`);
