@@ -1,6 +1,9 @@
 import { readFile } from "node:fs/promises";
+import { dirname, resolve as resolvePath } from "node:path";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
+import { expandEnv } from "./env.js";
+import { checkFiles } from "./files.js";
 import { resolveConfig } from "./resolve.js";
 import { configSchema } from "./schema.js";
 import type { ExporterConfig } from "./types.js";
@@ -36,7 +39,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Reads, parses and validates a config file, filling in defaults. Throws ConfigError. */
-export async function loadConfig(file: string): Promise<ExporterConfig> {
+export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<ExporterConfig> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -44,11 +47,13 @@ export async function loadConfig(file: string): Promise<ExporterConfig> {
     const code = (err as NodeJS.ErrnoException).code ?? "";
     throw new ConfigError(file, [{ field: "", message: `cannot read config file (${code || String(err)})` }]);
   }
-  return parseConfig(text, file);
+  return parseConfig(text, file, env);
 }
 
-/** Parses and validates config text; `file` is only used in messages. */
-export function parseConfig(text: string, file: string): ExporterConfig {
+/**
+ * Parses, expands and validates config text. `file` names it in messages and anchors relative paths.
+ */
+export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): ExporterConfig {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -61,14 +66,29 @@ export function parseConfig(text: string, file: string): ExporterConfig {
       })),
     );
   }
-  const result = configSchema.safeParse(doc.toJS() ?? {});
+  const located = (path: readonly PropertyKey[], message: string) => locate(path, message, doc, lineCounter);
+  const expanded = expandEnv(doc.toJS() ?? {}, env);
+  if (expanded.problems.length > 0) {
+    throw new ConfigError(
+      file,
+      expanded.problems.map((p) => located(p.path, p.message)),
+    );
+  }
+  const result = configSchema.safeParse(expanded.value);
   if (!result.success) {
     throw new ConfigError(
       file,
       result.error.issues.map((issue) => toProblem(issue, doc, lineCounter)),
     );
   }
-  return resolveConfig(result.data);
+  const config = resolveConfig(result.data, dirname(resolvePath(file)));
+  const fileProblems = checkFiles(config);
+  if (fileProblems.length > 0)
+    throw new ConfigError(
+      file,
+      fileProblems.map((p) => located(p.path, p.message)),
+    );
+  return config;
 }
 
 function toProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, lines: LineCounter): ConfigProblem {
@@ -81,6 +101,16 @@ function toProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument
   }
   // Zod wraps problems with a record's key; the inner message says what is wrong.
   if (issue.code === "invalid_key" && issue.issues[0]) message = issue.issues[0].message;
+  return locate(path, message, doc, lines);
+}
+
+/** A problem at a field path, with the line of that field in the file where it can be found. */
+function locate(
+  path: readonly PropertyKey[],
+  message: string,
+  doc: ReturnType<typeof parseDocument>,
+  lines: LineCounter,
+): ConfigProblem {
   const node = doc.getIn(path as unknown[], true);
   const offset = isNode(node) ? node.range?.[0] : undefined;
   const problem: ConfigProblem = { field: formatPath(path), message };

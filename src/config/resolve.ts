@@ -1,11 +1,15 @@
+import { isAbsolute, resolve } from "node:path";
 import { DEFAULTS } from "./defaults.js";
 import { parseDuration } from "./duration.js";
-import type { RawConfig } from "./schema.js";
+import type { RawConfig, RawSource } from "./schema.js";
 import { parseSize } from "./size.js";
-import type { ExporterConfig, SourceConfig } from "./types.js";
+import type { ExporterConfig, HttpClientConfig, SourceConfig } from "./types.js";
 
-/** Applies global settings and defaults to each source of a validated config. */
-export function resolveConfig(raw: RawConfig): ExporterConfig {
+/**
+ * Applies global settings and defaults to each source of a validated config. Relative file paths
+ * are taken relative to the config file's folder, as Prometheus does.
+ */
+export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
   const globalSchedule = raw.global?.schedule ?? DEFAULTS.schedule;
   const globalTimeout = raw.global?.timeout ?? DEFAULTS.timeout;
   const globalMaxSize = raw.global?.max_response_size ?? DEFAULTS.maxResponseSize;
@@ -24,7 +28,38 @@ export function resolveConfig(raw: RawConfig): ExporterConfig {
         enabled: prometheus?.targets?.enabled ?? DEFAULTS.targets.enabled,
         perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
       },
+      http: resolveHttp(s, baseDir),
     };
   });
   return { sources };
+}
+
+function resolveHttp(s: RawSource, baseDir: string): HttpClientConfig {
+  const file = (path: string | undefined) => (path === undefined || isAbsolute(path) ? path : resolve(baseDir, path));
+  const http: HttpClientConfig = {
+    headers: s.headers ?? {},
+    tls: {
+      caFile: file(s.tls_config?.ca_file),
+      certFile: file(s.tls_config?.cert_file),
+      keyFile: file(s.tls_config?.key_file),
+      serverName: s.tls_config?.server_name,
+      insecureSkipVerify: s.tls_config?.insecure_skip_verify ?? false,
+    },
+    proxyUrl: s.proxy_url,
+  };
+  if (s.basic_auth) {
+    http.basicAuth = {
+      username: s.basic_auth.username,
+      password: s.basic_auth.password,
+      passwordFile: file(s.basic_auth.password_file),
+    };
+  }
+  if (s.authorization) {
+    http.authorization = {
+      type: s.authorization.type ?? "Bearer",
+      credentials: s.authorization.credentials,
+      credentialsFile: file(s.authorization.credentials_file),
+    };
+  }
+  return http;
 }

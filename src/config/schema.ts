@@ -1,6 +1,7 @@
 import { validateDetailed } from "node-cron";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
+import { httpClientFields } from "./http-client-schema.js";
 import { LABEL_NAME, RESERVED_LABELS } from "./labels.js";
 import { parseSize } from "./size.js";
 
@@ -68,21 +69,30 @@ const common = {
   schedule: cronExpression.optional(),
   timeout: duration.optional(),
   max_response_size: size.optional(),
+  ...httpClientFields,
 };
 
-const prometheusSource = z.strictObject({
-  ...common,
-  kind: z.literal("prometheus"),
-  tsdb: z
-    .strictObject({
-      enabled: z.boolean().optional(),
-      limit: z.number().int({ error: "must be a whole number" }).positive({ error: "must be at least 1" }).optional(),
-    })
-    .optional(),
-  targets: z.strictObject({ enabled: z.boolean().optional(), per_target: z.boolean().optional() }).optional(),
-});
+const oneAuthMethod = (s: { basic_auth?: unknown; authorization?: unknown }) =>
+  s.basic_auth === undefined || s.authorization === undefined;
+const oneAuthMessage = { error: "at most one of basic_auth and authorization may be set", path: ["authorization"] };
 
-const alertmanagerSource = z.strictObject({ ...common, kind: z.literal("alertmanager") });
+const prometheusSource = z
+  .strictObject({
+    ...common,
+    kind: z.literal("prometheus"),
+    tsdb: z
+      .strictObject({
+        enabled: z.boolean().optional(),
+        limit: z.number().int({ error: "must be a whole number" }).positive({ error: "must be at least 1" }).optional(),
+      })
+      .optional(),
+    targets: z.strictObject({ enabled: z.boolean().optional(), per_target: z.boolean().optional() }).optional(),
+  })
+  .refine(oneAuthMethod, oneAuthMessage);
+
+const alertmanagerSource = z
+  .strictObject({ ...common, kind: z.literal("alertmanager") })
+  .refine(oneAuthMethod, oneAuthMessage);
 
 const source = z.discriminatedUnion("kind", [prometheusSource, alertmanagerSource], {
   error: (issue) => (issue.code === "invalid_union" ? 'kind must be "prometheus" or "alertmanager"' : undefined),

@@ -1,3 +1,12 @@
+/** How to reach a source (Prometheus http_config semantics). Secrets stay in files where given. */
+export interface HttpClientConfig {
+  basicAuth?: { username: string; password?: string; passwordFile?: string };
+  authorization?: { type: string; credentials?: string; credentialsFile?: string };
+  headers: Record<string, string>;
+  tls: { caFile?: string; certFile?: string; keyFile?: string; serverName?: string; insecureSkipVerify: boolean };
+  proxyUrl?: string;
+}
+
 /** The config with every default applied: what the rest of the exporter works from. */
 export interface SourceConfig {
   name: string;
@@ -11,6 +20,7 @@ export interface SourceConfig {
   maxResponseBytes: number;
   tsdb: { enabled: boolean; limit: number | undefined };
   targets: { enabled: boolean; perTarget: boolean };
+  http: HttpClientConfig;
 }
 
 export interface ExporterConfig {

@@ -23,6 +23,7 @@ export async function pollEndpoint(
     const body = await fetchJson(source.url + spec.path, {
       timeoutMs: source.timeoutMs,
       maxBytes: source.maxResponseBytes,
+      http: source.http,
       signal,
       searchParams: spec.searchParams(source),
     });

@@ -1,8 +1,11 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import got, { type RequestError } from "got";
+import type { HttpClientConfig } from "../config/types.js";
+import { requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
 import { PollError } from "./poll-error.js";
+import { proxyAgents } from "./proxy-agents.js";
 
 export interface FetchOptions {
   /** Budget for the whole fetch, retries included. */
@@ -12,6 +15,8 @@ export interface FetchOptions {
   /** Aborts the fetch, for shutdown. */
   signal?: AbortSignal;
   searchParams?: Record<string, string>;
+  /** Auth, headers, TLS and proxy settings of the source. */
+  http?: HttpClientConfig;
 }
 
 const RETRY_LIMIT = 2;
@@ -36,8 +41,12 @@ export async function fetchJson(url: string, options: FetchOptions): Promise<unk
   let tooLarge = false;
   let raw: Buffer;
   let encoding: string | undefined;
+  const auth = options.http ? await requestAuth(options.http) : undefined;
   try {
     const request = http.get(url, {
+      headers: auth?.headers,
+      https: auth?.https,
+      agent: options.http?.proxyUrl ? proxyAgents(options.http.proxyUrl) : undefined,
       searchParams: options.searchParams,
       responseType: "buffer",
       timeout: { request: options.timeoutMs },

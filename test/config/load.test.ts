@@ -32,6 +32,17 @@ describe("valid configs", () => {
         maxResponseBytes: 256 * 2 ** 20,
         tsdb: { enabled: true, limit: undefined },
         targets: { enabled: true, perTarget: true },
+        http: {
+          headers: {},
+          tls: {
+            caFile: undefined,
+            certFile: undefined,
+            keyFile: undefined,
+            serverName: undefined,
+            insecureSkipVerify: false,
+          },
+          proxyUrl: undefined,
+        },
       },
     ]);
   });

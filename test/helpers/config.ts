@@ -12,6 +12,7 @@ export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfi
     maxResponseBytes: 256 * 2 ** 20,
     tsdb: { enabled: true, limit: undefined },
     targets: { enabled: true, perTarget: true },
+    http: { headers: {}, tls: { insecureSkipVerify: false } },
     ...overrides,
   };
 }
