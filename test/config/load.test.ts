@@ -82,6 +82,32 @@ describe("valid configs", () => {
     expect(b?.maxResponseBytes).toBe(1e9);
   });
 
+  it("reads http_config keys, resolving files relative to the config file", async () => {
+    const [prom, am, inline] = (await loadConfig(path("valid-http-config.yml"))).sources;
+    expect(prom?.http).toEqual({
+      basicAuth: { username: "monitor", password: undefined, passwordFile: path("secrets/password") },
+      headers: { "X-Scope-OrgID": "team-a" },
+      tls: {
+        caFile: path("secrets/ca.pem"),
+        certFile: undefined,
+        keyFile: undefined,
+        serverName: "prometheus.internal",
+        insecureSkipVerify: false,
+      },
+      proxyUrl: "http://proxy.example.com:3128",
+    });
+    expect(am?.http.authorization).toEqual({ type: "Bearer", credentials: undefined, credentialsFile: path("secrets/token") });
+    expect(inline?.http.authorization).toMatchObject({ type: "Token", credentials: "inline-credentials" });
+  });
+
+  it("expands ${VAR} from the environment, $$ being a literal $", async () => {
+    const env = { SOURCE_NAME: "from-env", PROM_HOST: "10.1.2.3", PROM_PASSWORD: "pa$$word {x}" };
+    const [s] = (await loadConfig(path("valid-env.yml"), env)).sources;
+    expect(s).toMatchObject({ name: "from-env", url: "http://10.1.2.3:9090", labels: { price: "$5" } });
+    // A variable's value is used as is: neither re-expanded nor parsed as YAML.
+    expect(s?.http.basicAuth?.password).toBe("pa$$word {x}");
+  });
+
   it("loads the shipped default config", async () => {
     const { sources } = await loadConfig(fileURLToPath(new URL("../../config/exporter.yml", import.meta.url)));
     expect(sources.map((s) => [s.kind, s.url])).toEqual([
