@@ -1,46 +1,155 @@
 import type { Server } from "node:http";
+import type { Server as HttpsServer } from "node:https";
+import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "pino";
 import type { Flags } from "./cli/flags.js";
+import { ConfigError } from "./config/config-error.js";
+import { loadConfig } from "./config/load.js";
 import type { ExporterConfig } from "./config/types.js";
 import { createApp } from "./http/app.js";
+import { createServer, listen, tlsOptions } from "./http/server.js";
+import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
 import { createProcessRegistry } from "./publish/process-metrics.js";
+import { createReloadMetrics } from "./publish/reload-metrics.js";
 import { SourceStore } from "./publish/store.js";
 import { Scheduler } from "./schedule/scheduler.js";
 import { VERSION } from "./version.js";
 
-export interface RunningExporter {
-  server: Server;
-  /** Stops polling, closes the server; resolves when both are done. */
-  stop(): Promise<void>;
+export interface LoadedConfig {
+  config: ExporterConfig;
+  webConfig: WebConfig;
 }
 
-/** Wires config → schedule → upstream → convert → publish → http and starts serving. */
-export async function startExporter(config: ExporterConfig, flags: Flags, log: Logger): Promise<RunningExporter> {
-  const store = new SourceStore(config.sources);
-  const scheduler = new Scheduler(config.sources, store, log);
-  const app = createApp({
-    log,
-    telemetryPath: flags.telemetryPath,
-    processRegistry: createProcessRegistry(VERSION),
-    sourcesExposition: () => store.exposition(),
-    isReady: () => scheduler.ready,
-    landing: { version: VERSION, telemetryPath: flags.telemetryPath, sources: config.sources },
-  });
+/** Loads the config file and, if given, the web config file. Throws ConfigError. */
+export async function loadAll(flags: Flags): Promise<LoadedConfig> {
+  const [config, webConfig] = await Promise.all([
+    loadConfig(flags.configFile),
+    flags.webConfigFile ? loadWebConfig(flags.webConfigFile) : NO_WEB_CONFIG,
+  ]);
+  return { config, webConfig };
+}
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(flags.listen.port, flags.listen.host ?? "", (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  log.info({ address: server.address() }, "listening");
-  scheduler.start();
+/**
+ * The running exporter: wires config → schedule → upstream → convert → publish → http, and
+ * swaps in a new config on reload without dropping the series of unchanged sources.
+ */
+export class Exporter {
+  private config: ExporterConfig;
+  private webConfig: WebConfig;
+  private readonly store = new SourceStore();
+  private readonly scheduler: Scheduler;
+  private readonly reloadMetrics;
+  private reloading: Promise<string | undefined> = Promise.resolve(undefined);
+  readonly server: Server | HttpsServer;
 
-  return {
-    server,
-    async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await scheduler.stop();
-      server.closeAllConnections();
-      await closed;
-    },
-  };
+  private constructor(
+    loaded: LoadedConfig,
+    private readonly flags: Flags,
+    private readonly log: Logger,
+  ) {
+    this.config = loaded.config;
+    this.webConfig = loaded.webConfig;
+    this.scheduler = new Scheduler(this.store, log);
+    const processRegistry = createProcessRegistry(VERSION);
+    this.reloadMetrics = createReloadMetrics(processRegistry);
+    const app = createApp({
+      log,
+      telemetryPath: flags.telemetryPath,
+      processRegistry,
+      sourcesExposition: () => this.store.exposition(),
+      isReady: () => this.scheduler.ready,
+      reload: () => this.reload(),
+      landing: () => ({ version: VERSION, telemetryPath: flags.telemetryPath, sources: this.config.sources }),
+      webConfig: () => this.webConfig,
+    });
+    this.server = createServer(app, loaded.webConfig.tls);
+  }
+
+  static async start(loaded: LoadedConfig, flags: Flags, log: Logger): Promise<Exporter> {
+    const exporter = new Exporter(loaded, flags, log);
+    await listen(exporter.server, flags.listen.port, flags.listen.host);
+    log.info(
+      {
+        address: exporter.server.address(),
+        tls: loaded.webConfig.tls !== undefined,
+        basic_auth: loaded.webConfig.users.size > 0,
+      },
+      "listening",
+    );
+    exporter.apply(loaded.config);
+    exporter.reloadMetrics.succeeded();
+    return exporter;
+  }
+
+  /** Re-reads the config files; resolves with the problems if they were refused (the old config stays). */
+  reload(): Promise<string | undefined> {
+    // One reload at a time; a crashed reload must not block the next one.
+    this.reloading = this.reloading.catch(() => undefined).then(() => this.reloadOnce());
+    return this.reloading;
+  }
+
+  /** Stops polling and closes the server; resolves when both are done. */
+  async stop(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await this.scheduler.stop();
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private apply(config: ExporterConfig): void {
+    this.config = config;
+    this.store.apply(config.sources);
+    this.scheduler.apply(config.sources);
+  }
+
+  private async reloadOnce(): Promise<string | undefined> {
+    let loaded: LoadedConfig;
+    try {
+      loaded = await loadAll(this.flags);
+      this.applyWebConfig(loaded.webConfig);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      this.reloadMetrics.failed();
+      this.log.error({ problems: err.message.split("\n") }, "config reload refused; the running config stays");
+      return err.message;
+    }
+    const before = new Set(this.config.sources.map((s) => s.name));
+    this.apply(loaded.config);
+    this.reloadMetrics.succeeded();
+    const after = loaded.config.sources.map((s) => s.name);
+    this.log.info(
+      {
+        sources: after,
+        added: after.filter((n) => !before.has(n)),
+        removed: [...before].filter((n) => !after.includes(n)),
+      },
+      "config reloaded",
+    );
+    return undefined;
+  }
+
+  /** New certificates and users take effect at once; switching TLS on or off needs a restart. */
+  private applyWebConfig(next: WebConfig): void {
+    const current = this.webConfig.tls;
+    if ((current === undefined) !== (next.tls === undefined)) {
+      throw new ConfigError(this.flags.webConfigFile ?? "(web config)", [
+        { field: "tls_server_config", message: "cannot be added or removed by a reload; restart the exporter" },
+      ]);
+    }
+    if (current && next.tls) {
+      const { requestCert: a, rejectUnauthorized: b } = tlsOptions(current);
+      const { requestCert: c, rejectUnauthorized: d } = tlsOptions(next.tls);
+      if (!isDeepStrictEqual([a, b], [c, d])) {
+        throw new ConfigError(this.flags.webConfigFile ?? "(web config)", [
+          {
+            field: "tls_server_config.client_auth_type",
+            message: "cannot be changed by a reload; restart the exporter",
+          },
+        ]);
+      }
+      (this.server as HttpsServer).setSecureContext(tlsOptions(next.tls));
+    }
+    this.webConfig = next;
+  }
 }

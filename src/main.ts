@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-import { FlagError, parseFlags, USAGE } from "./cli/flags.js";
-import { ConfigError, loadConfig } from "./config/load.js";
+import { checkConfig } from "./cli/config-check.js";
+import { FlagError, type Flags, parseFlags, USAGE } from "./cli/flags.js";
+import { ConfigError } from "./config/config-error.js";
 import { redactUrl } from "./config/redact-url.js";
-import { startExporter } from "./exporter.js";
+import { Exporter, type LoadedConfig, loadAll } from "./exporter.js";
 import { createLogger } from "./log.js";
 import { VERSION } from "./version.js";
 
 const SHUTDOWN_GRACE_MS = 4000;
 
 async function main(): Promise<number | undefined> {
-  let flags: ReturnType<typeof parseFlags>;
+  let flags: Flags;
   try {
     flags = parseFlags(process.argv.slice(2));
   } catch (err) {
@@ -21,29 +22,34 @@ async function main(): Promise<number | undefined> {
     process.stdout.write(flags.help ? USAGE : `prometheus-status-exporter ${VERSION} (node ${process.version})\n`);
     return 0;
   }
+  if (flags.configCheck) return checkConfig(flags, process.stdout);
 
   const log = createLogger(flags.logLevel);
   log.info(
     { version: VERSION, node: process.version, config_file: flags.configFile },
     "starting prometheus-status-exporter",
   );
-  let config: Awaited<ReturnType<typeof loadConfig>>;
+  let loaded: LoadedConfig;
   try {
-    config = await loadConfig(flags.configFile);
+    loaded = await loadAll(flags);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    log.error({ config_file: err.file, problems: err.message.split("\n") }, "invalid configuration");
+    log.error({ problems: err.message.split("\n") }, "invalid configuration");
     process.stderr.write(`invalid configuration:\n${err.message}\n`);
     return 1;
   }
-  for (const s of config.sources) {
+  for (const s of loaded.config.sources) {
     log.info(
       { source: s.name, kind: s.kind, url: redactUrl(s.url), schedule: s.schedule, timeout_ms: s.timeoutMs },
       "source loaded",
     );
   }
 
-  const exporter = await startExporter(config, flags, log);
+  const exporter = await Exporter.start(loaded, flags, log);
+  process.on("SIGHUP", () => {
+    log.info("SIGHUP: reloading the config");
+    exporter.reload().catch((err: unknown) => log.error({ err }, "config reload failed"));
+  });
   const shutdown = (signal: string) => {
     log.info({ signal }, "shutting down");
     setTimeout(() => {

@@ -6,6 +6,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Flags {
   configFile: string;
+  /** Validate the config (and web config) and exit. */
+  configCheck: boolean;
+  webConfigFile: string | undefined;
   listen: { host: string | undefined; port: number };
   listenAddress: string;
   telemetryPath: string;
@@ -20,6 +23,8 @@ export const USAGE = `Usage: prometheus-status-exporter [flags]
 
 Flags:
   --config.file=PATH            exporter config file (default ${DEFAULT_CONFIG_FILE})
+  --config.check                validate the config file (and --web.config.file) and exit 0 or 1
+  --web.config.file=PATH        TLS and basic auth for the exporter's own endpoints (exporter-toolkit format)
   --web.listen-address=ADDR     address to serve on, [host]:port (default ${DEFAULT_LISTEN_ADDRESS})
   --web.telemetry-path=PATH     path of the metrics (default /metrics)
   --log.level=LEVEL             ${LOG_LEVELS.join(", ")} (default info)
@@ -41,6 +46,8 @@ export function parseFlags(argv: readonly string[]): Flags {
       allowPositionals: false,
       options: {
         "config.file": { type: "string", default: DEFAULT_CONFIG_FILE },
+        "config.check": { type: "boolean", default: false },
+        "web.config.file": { type: "string" },
         "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
         "web.telemetry-path": { type: "string", default: "/metrics" },
         "log.level": { type: "string", default: "info" },
@@ -62,6 +69,8 @@ export function parseFlags(argv: readonly string[]): Flags {
   const listenAddress = values["web.listen-address"] as string;
   return {
     configFile: values["config.file"] as string,
+    configCheck: values["config.check"] === true,
+    webConfigFile: (values["web.config.file"] as string | undefined) || undefined,
     listen: parseListenAddress(listenAddress),
     listenAddress,
     telemetryPath,

@@ -21,6 +21,7 @@ export function landingPage({ version, telemetryPath, sources }: LandingPageInfo
 <li><a href="${path}">Metrics</a></li>
 <li><a href="-/healthy">Health</a></li>
 <li><a href="-/ready">Readiness</a></li>
+<li>Reload the config: <code>POST /-/reload</code> or SIGHUP</li>
 </ul>
 <h2>Sources</h2>
 <ul>${rows}</ul>

@@ -1,12 +1,15 @@
 import { createTask, type ScheduledTask } from "node-cron";
 import type { Logger } from "pino";
+import { sameSource } from "../config/same-source.js";
 import { endpointsOf, type SourceConfig } from "../config/types.js";
 import { pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
 
 interface SourceJob {
   config: SourceConfig;
-  task: ScheduledTask | undefined;
+  task: ScheduledTask;
+  /** Aborts this job's polls when the source is removed or changed by a reload. */
+  abort: AbortController;
   inFlight: Promise<void> | undefined;
   firstPollDone: boolean;
 }
@@ -16,62 +19,83 @@ interface SourceJob {
  * so a slow one never delays another, and a source is never polled twice at once.
  */
 export class Scheduler {
-  private readonly jobs: SourceJob[];
-  private readonly abort = new AbortController();
+  private jobs = new Map<string, SourceJob>();
+  private readonly stopping = new AbortController();
+  private wasReady = false;
 
   constructor(
-    sources: readonly SourceConfig[],
     private readonly store: SourceStore,
     private readonly log: Logger,
-  ) {
-    this.jobs = sources.map((config) => ({ config, task: undefined, inFlight: undefined, firstPollDone: false }));
-  }
+  ) {}
 
-  start(): void {
-    for (const job of this.jobs) {
-      void this.poll(job);
-      job.task = createTask(job.config.schedule, () => this.poll(job), {
-        name: job.config.name,
-        logger: cronLogger(this.log),
-      });
-      void job.task.start();
+  /** Starts polling these sources; after a reload, keeps the jobs of unchanged ones. */
+  apply(sources: readonly SourceConfig[]): void {
+    const next = new Map<string, SourceJob>();
+    for (const config of sources) {
+      const current = this.jobs.get(config.name);
+      if (current && sameSource(current.config, config)) {
+        next.set(config.name, current);
+        this.jobs.delete(config.name);
+      } else {
+        next.set(config.name, this.startJob(config));
+      }
     }
+    // What is left was removed or changed: stop it.
+    for (const job of this.jobs.values()) this.stopJob(job);
+    this.jobs = next;
   }
 
-  /** True once every source has finished its first poll attempt, successful or not. */
+  /** True once every source has finished its first poll attempt; stays true after reloads. */
   get ready(): boolean {
-    return this.jobs.every((j) => j.firstPollDone);
+    if (!this.wasReady) this.wasReady = [...this.jobs.values()].every((j) => j.firstPollDone);
+    return this.wasReady;
   }
 
   /** Stops the schedules, aborts polls in flight and waits for them to wind down. */
   async stop(): Promise<void> {
-    await Promise.all(this.jobs.map((j) => j.task?.destroy()));
-    this.abort.abort();
-    await Promise.allSettled(this.jobs.map((j) => j.inFlight));
+    this.stopping.abort();
+    const jobs = [...this.jobs.values()];
+    await Promise.all(jobs.map((j) => this.stopJob(j)));
+  }
+
+  private startJob(config: SourceConfig): SourceJob {
+    const task = createTask(config.schedule, () => this.poll(job), { name: config.name, logger: cronLogger(this.log) });
+    const job: SourceJob = { config, task, abort: new AbortController(), inFlight: undefined, firstPollDone: false };
+    void this.poll(job);
+    void task.start();
+    return job;
+  }
+
+  private async stopJob(job: SourceJob): Promise<void> {
+    await job.task.destroy();
+    job.abort.abort();
+    await job.inFlight?.catch(() => {});
   }
 
   private poll(job: SourceJob): Promise<void> {
-    if (this.abort.signal.aborted) return Promise.resolve();
+    if (job.abort.signal.aborted || this.stopping.signal.aborted) return Promise.resolve();
     if (job.inFlight) {
       this.log.warn({ source: job.config.name }, "poll skipped: the previous poll of this source is still running");
       return job.inFlight;
     }
-    job.inFlight = this.pollOnce(job.config).finally(() => {
+    job.inFlight = this.pollOnce(job).finally(() => {
       job.inFlight = undefined;
       job.firstPollDone = true;
     });
     return job.inFlight;
   }
 
-  private async pollOnce(source: SourceConfig): Promise<void> {
+  private async pollOnce(job: SourceJob): Promise<void> {
+    const source = job.config;
+    const signal = AbortSignal.any([this.stopping.signal, job.abort.signal]);
     const endpoints = endpointsOf(source);
-    const outcomes = await Promise.all(endpoints.map((e) => pollEndpoint(source, e, this.abort.signal)));
-    if (this.abort.signal.aborted) return; // shutting down: an aborted poll says nothing about the source
+    const outcomes = await Promise.all(endpoints.map((e) => pollEndpoint(source, e, signal)));
+    if (signal.aborted) return; // stopped or reloaded away: an aborted poll says nothing about the source
     // Record all endpoints in one synchronous step: a scrape sees the source before or after, never between.
     endpoints.forEach((endpoint, i) => {
       const outcome = outcomes[i];
       if (!outcome) return;
-      this.store.record(source.name, endpoint, outcome);
+      this.store.record(source, endpoint, outcome);
       if (outcome.ok) {
         this.log.debug(
           { source: source.name, endpoint, series: outcome.samples.size, duration_seconds: outcome.durationSeconds },

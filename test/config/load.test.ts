@@ -96,14 +96,18 @@ describe("valid configs", () => {
       },
       proxyUrl: "http://proxy.example.com:3128",
     });
-    expect(am?.http.authorization).toEqual({ type: "Bearer", credentials: undefined, credentialsFile: path("secrets/token") });
+    expect(am?.http.authorization).toEqual({
+      type: "Bearer",
+      credentials: undefined,
+      credentialsFile: path("secrets/token"),
+    });
     expect(inline?.http.authorization).toMatchObject({ type: "Token", credentials: "inline-credentials" });
   });
 
-  it("expands ${VAR} from the environment, $$ being a literal $", async () => {
-    const env = { SOURCE_NAME: "from-env", PROM_HOST: "10.1.2.3", PROM_PASSWORD: "pa$$word {x}" };
+  it("expands environment variables in values, $$ being a literal $", async () => {
+    const env = { SOURCE_NAME: "from-env", PROM_HOST: "prom.example.com", PROM_PASSWORD: "pa$$word {x}" };
     const [s] = (await loadConfig(path("valid-env.yml"), env)).sources;
-    expect(s).toMatchObject({ name: "from-env", url: "http://10.1.2.3:9090", labels: { price: "$5" } });
+    expect(s).toMatchObject({ name: "from-env", url: "http://prom.example.com:9090", labels: { price: "$5" } });
     // A variable's value is used as is: neither re-expanded nor parsed as YAML.
     expect(s?.http.basicAuth?.password).toBe("pa$$word {x}");
   });

@@ -3,13 +3,20 @@ import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
+import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
 import { createProcessRegistry } from "../../src/publish/process-metrics.js";
 import { samplesOf } from "../helpers/exposition.js";
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-async function serve(overrides: { ready?: () => boolean; sources?: () => Promise<string> } = {}) {
+async function serve(
+  overrides: {
+    ready?: () => boolean;
+    sources?: () => Promise<string>;
+    reload?: () => Promise<string | undefined>;
+  } = {},
+) {
   const app = createApp({
     log: pino({ level: "silent" }),
     telemetryPath: "/custom-metrics",
@@ -17,11 +24,13 @@ async function serve(overrides: { ready?: () => boolean; sources?: () => Promise
     sourcesExposition:
       overrides.sources ?? (async () => "# HELP promstatus_x x\n# TYPE promstatus_x gauge\npromstatus_x 5\n"),
     isReady: overrides.ready ?? (() => true),
-    landing: {
+    reload: overrides.reload ?? (async () => undefined),
+    landing: () => ({
       version: "1.2.3",
       telemetryPath: "/custom-metrics",
       sources: [{ name: "<b>prom</b>", kind: "prometheus" }],
-    },
+    }),
+    webConfig: () => NO_WEB_CONFIG,
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -69,6 +78,19 @@ describe("HTTP app", () => {
     const res = await fetch(`${base}/custom-metrics`);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain("secret detail");
+  });
+
+  it("reloads on POST /-/reload, answering 500 with the problems when refused, 405 for GET", async () => {
+    let answer: string | undefined;
+    const base = await serve({ reload: async () => answer });
+    expect((await fetch(`${base}/-/reload`, { method: "POST" })).status).toBe(200);
+    answer = "x.yml:3: sources[0].url: invalid URL";
+    const refused = await fetch(`${base}/-/reload`, { method: "POST" });
+    expect(refused.status).toBe(500);
+    expect(await refused.text()).toContain("x.yml:3: sources[0].url: invalid URL");
+    const get = await fetch(`${base}/-/reload`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
   });
 
   it("answers 404 elsewhere", async () => {

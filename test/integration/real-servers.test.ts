@@ -3,7 +3,8 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFlags } from "../../src/cli/flags.js";
 import { parseConfig } from "../../src/config/load.js";
-import { type RunningExporter, startExporter } from "../../src/exporter.js";
+import { Exporter } from "../../src/exporter.js";
+import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
 import { waitFor } from "../harness/processes.js";
 import { type Stack, startStack } from "../harness/stack.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
@@ -12,7 +13,7 @@ import { promtoolCheckMetrics } from "../helpers/promtool.js";
 // The exporter, in process, polling a real Prometheus and a real two-node Alertmanager cluster.
 
 let stack: Stack;
-let exporter: RunningExporter;
+let exporter: Exporter;
 let metricsUrl: string;
 
 const getJson = async <T>(url: string) => (await (await fetch(url)).json()) as T;
@@ -46,7 +47,7 @@ sources:
     "integration.yml",
   );
   const flags = parseFlags(["--web.listen-address=127.0.0.1:0"]);
-  exporter = await startExporter(config, flags, pino({ level: "silent" }));
+  exporter = await Exporter.start({ config, webConfig: NO_WEB_CONFIG }, flags, pino({ level: "silent" }));
   metricsUrl = `http://127.0.0.1:${(exporter.server.address() as AddressInfo).port}/metrics`;
   await waitFor("exporter ready", async () =>
     (await fetch(metricsUrl.replace("/metrics", "/-/ready"))).ok ? true : undefined,

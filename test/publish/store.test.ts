@@ -26,17 +26,17 @@ const targets = (...instances: string[]) => {
 };
 const head = (n: number) => new SampleSet().add("promstatus_tsdb_head_series", {}, n);
 
+const A = sourceConfig({ name: "a", labels: { region: "eu-1" } });
+const B = sourceConfig({ name: "b", labels: { zone: "z" } });
+
 function twoSources() {
-  return new SourceStore([
-    sourceConfig({ name: "a", labels: { region: "eu-1" } }),
-    sourceConfig({ name: "b", labels: { zone: "z" } }),
-  ]);
+  return new SourceStore([A, B]);
 }
 
 describe("SourceStore", () => {
   it("serves a successful poll with the source and its static labels", async () => {
     const store = twoSources();
-    store.record("a", "targets", ok(targets("x:1")));
+    store.record(A, "targets", ok(targets("x:1")));
     const text = await store.exposition();
     expect(
       valueIn(text, "promstatus_target_up", {
@@ -56,19 +56,19 @@ describe("SourceStore", () => {
 
   it("drops a target that disappears from the next answer", async () => {
     const store = twoSources();
-    store.record("a", "targets", ok(targets("x:1", "x:2")));
+    store.record(A, "targets", ok(targets("x:1", "x:2")));
     expect(samplesOf(await store.exposition(), "promstatus_target_up")).toHaveLength(2);
-    store.record("a", "targets", ok(targets("x:2")));
+    store.record(A, "targets", ok(targets("x:2")));
     const after = samplesOf(await store.exposition(), "promstatus_target_up");
     expect(after.map((s) => s.labels.instance)).toEqual(["x:2"]);
   });
 
   it("on a failed poll removes that endpoint's data, keeps the rest, sets up 0 and counts the reason", async () => {
     const store = twoSources();
-    store.record("a", "targets", ok(targets("x:1")));
-    store.record("a", "tsdb", ok(head(42)));
-    store.record("b", "targets", ok(targets("y:1")));
-    store.record("a", "targets", failed("timeout"));
+    store.record(A, "targets", ok(targets("x:1")));
+    store.record(A, "tsdb", ok(head(42)));
+    store.record(B, "targets", ok(targets("y:1")));
+    store.record(A, "targets", failed("timeout"));
     const text = await store.exposition();
     expect(samplesOf(text, "promstatus_target_up", { source: "a" })).toEqual([]);
     expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "targets" })).toBe(0);
@@ -87,10 +87,10 @@ describe("SourceStore", () => {
 
   it("counts failures cumulatively and restores the data on the next good answer", async () => {
     const store = twoSources();
-    store.record("a", "tsdb", failed("http_status"));
-    store.record("a", "tsdb", failed("http_status"));
-    store.record("a", "tsdb", failed("invalid_json"));
-    store.record("a", "tsdb", ok(head(7)));
+    store.record(A, "tsdb", failed("http_status"));
+    store.record(A, "tsdb", failed("http_status"));
+    store.record(A, "tsdb", failed("invalid_json"));
+    store.record(A, "tsdb", ok(head(7)));
     const text = await store.exposition();
     expect(
       valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "http_status" }),
@@ -111,7 +111,7 @@ describe("SourceStore", () => {
     const store = twoSources();
     const nasty = 'a "quoted" \\ back\nslash';
     store.record(
-      "a",
+      A,
       "targets",
       ok(new SampleSet().add("promstatus_target_up", { scrape_pool: nasty, job: "j", instance: "i" }, 0)),
     );
@@ -126,7 +126,7 @@ describe("SourceStore", () => {
     for (const value of ['say "hi"', "C:\\path\\", "two\nlines", "ünïcödé ✓", "", "{}=,"]) {
       set.add("promstatus_tsdb_label_pair_series", { label_name: "l", label_value: value }, 1);
     }
-    store.record("a", "tsdb", ok(set));
+    store.record(A, "tsdb", ok(set));
     const text = await store.exposition();
     expect(samplesOf(text, "promstatus_tsdb_label_pair_series")).toHaveLength(6);
     expect(valueIn(text, "promstatus_tsdb_label_pair_series", { label_value: "two\nlines" })).toBe(1);
@@ -137,16 +137,39 @@ describe("SourceStore", () => {
 
   it("renders once per change and again after a change", async () => {
     const store = twoSources();
-    store.record("a", "tsdb", ok(head(1)));
+    store.record(A, "tsdb", ok(head(1)));
     const first = store.exposition();
     expect(store.exposition()).toBe(first);
-    store.record("a", "tsdb", ok(head(2)));
+    store.record(A, "tsdb", ok(head(2)));
     expect(valueIn(await store.exposition(), "promstatus_tsdb_head_series", { source: "a" })).toBe(2);
   });
 
   it("ignores results for a source it does not know", async () => {
     const store = twoSources();
-    store.record("gone", "tsdb", ok(head(1)));
+    store.record(sourceConfig({ name: "gone" }), "tsdb", ok(head(1)));
     expect(samplesOf(await store.exposition(), "promstatus_tsdb_head_series")).toEqual([]);
+  });
+
+  describe("apply (reload)", () => {
+    it("keeps the series of unchanged sources and drops removed ones", async () => {
+      const store = twoSources();
+      store.record(A, "tsdb", ok(head(1)));
+      store.record(B, "tsdb", ok(head(2)));
+      store.apply([sourceConfig({ name: "a", labels: { region: "eu-1" } })]);
+      const text = await store.exposition();
+      expect(valueIn(text, "promstatus_tsdb_head_series", { source: "a" })).toBe(1);
+      expect(samplesOf(text, "promstatus_tsdb_head_series", { source: "b" })).toEqual([]);
+    });
+
+    it("starts a changed source empty and ignores late results for its old config", async () => {
+      const store = twoSources();
+      store.record(A, "tsdb", ok(head(1)));
+      const changed = sourceConfig({ name: "a", labels: { region: "eu-2" } });
+      store.apply([changed, B]);
+      store.record(A, "tsdb", ok(head(99))); // a poll of the old config finishing late
+      expect(samplesOf(await store.exposition(), "promstatus_tsdb_head_series")).toEqual([]);
+      store.record(changed, "tsdb", ok(head(3)));
+      expect(valueIn(await store.exposition(), "promstatus_tsdb_head_series", { region: "eu-2" })).toBe(3);
+    });
   });
 });

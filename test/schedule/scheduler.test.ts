@@ -34,8 +34,8 @@ async function slowUpstream(delayMs: number) {
 
 function start(sources: ReturnType<typeof sourceConfig>[]) {
   const store = new SourceStore(sources);
-  const scheduler = new Scheduler(sources, store, silent);
-  scheduler.start();
+  const scheduler = new Scheduler(store, silent);
+  scheduler.apply(sources);
   cleanups.push(() => scheduler.stop());
   return { store, scheduler };
 }
@@ -103,8 +103,8 @@ describe("Scheduler", () => {
     const slow = await slowUpstream(10_000);
     const sources = [sourceConfig({ name: "s", kind: "alertmanager", url: slow.upstream.url, timeoutMs: 20_000 })];
     const store = new SourceStore(sources);
-    const scheduler = new Scheduler(sources, store, silent);
-    scheduler.start();
+    const scheduler = new Scheduler(store, silent);
+    scheduler.apply(sources);
     await waitFor("request arrived", async () => (slow.stats.total ? true : undefined), 3000, 20);
     const started = Date.now();
     await scheduler.stop();

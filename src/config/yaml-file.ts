@@ -1,0 +1,79 @@
+import { readFile } from "node:fs/promises";
+import { isNode, LineCounter, parseDocument } from "yaml";
+import type { z } from "zod";
+import { ConfigError, type ConfigProblem, formatPath } from "./config-error.js";
+import { expandEnv } from "./env.js";
+
+export type Locate = (path: readonly PropertyKey[], message: string) => ConfigProblem;
+
+/** Reads a config file, or throws a ConfigError naming it. */
+export async function readConfigFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    throw new ConfigError(file, [{ field: "", message: `cannot read config file (${code || String(err)})` }]);
+  }
+}
+
+/**
+ * Parses YAML text and validates it against a schema. Every problem names the field path and, where
+ * the field is in the file, its line; `locate` does the same for checks made after the schema.
+ */
+export function parseYaml<T>(
+  text: string,
+  file: string,
+  schema: z.ZodType<T>,
+  env?: NodeJS.ProcessEnv,
+): { data: T; locate: Locate } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => ({
+        field: "",
+        message: `invalid YAML: ${e.message.split("\n")[0]}`,
+        line: lines.linePos(e.pos[0]).line,
+      })),
+    );
+  }
+  const locate: Locate = (path, message) => {
+    const node = doc.getIn(path as unknown[], true);
+    const offset = isNode(node) ? node.range?.[0] : undefined;
+    const problem: ConfigProblem = { field: formatPath(path), message };
+    if (offset !== undefined) problem.line = lines.linePos(offset).line;
+    return problem;
+  };
+  let tree: unknown = doc.toJS() ?? {};
+  if (env) {
+    const expanded = expandEnv(tree, env);
+    if (expanded.problems.length > 0) {
+      throw new ConfigError(
+        file,
+        expanded.problems.map((p) => locate(p.path, p.message)),
+      );
+    }
+    tree = expanded.value;
+  }
+  const result = schema.safeParse(tree);
+  if (!result.success)
+    throw new ConfigError(
+      file,
+      result.error.issues.map((issue) => toProblem(issue, locate)),
+    );
+  return { data: result.data, locate };
+}
+
+function toProblem(issue: z.core.$ZodIssue, locate: Locate): ConfigProblem {
+  let path = issue.path;
+  let message = issue.message;
+  // Zod reports unknown keys on the parent object; point at the key itself.
+  if (issue.code === "unrecognized_keys") {
+    path = [...issue.path, issue.keys[0] as string];
+    message = issue.keys.length === 1 ? "unknown field" : `unknown fields: ${issue.keys.join(", ")}`;
+  }
+  // Zod wraps problems with a record's key; the inner message says what is wrong.
+  if (issue.code === "invalid_key" && issue.issues[0]) message = issue.issues[0].message;
+  return locate(path, message);
+}
