@@ -17,7 +17,7 @@ export function classifyError(error: unknown): PollError {
     return new PollError("timeout", "no complete answer within the timeout");
   }
   if (code === "ERR_TOO_MANY_REDIRECTS") return new PollError("http_status", "too many redirects");
-  if (TLS_CODE.test(code)) return new PollError("tls", `TLS error: ${code}`);
+  if (TLS_CODE.test(code)) return new PollError("tls", `TLS error: ${code} (${(error as Error).message})`);
   if (error instanceof RequestError || code) {
     return new PollError("connection", `connection failed: ${code || (error as Error).message}`);
   }

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findBinaries } from "./binaries.js";
+import type { GetOptions } from "./http-get.js";
 import { freePort, type Managed, startProcess, waitForHttp } from "./processes.js";
 
 export interface AlertmanagerMember {
@@ -39,7 +40,11 @@ inhibit_rules:
 const STOP_GRACE_MS = 2000;
 
 /** Starts `size` Alertmanagers on 127.0.0.1 that form one gossip cluster. */
-export async function startAlertmanagerCluster(dir: string, size: number): Promise<RealAlertmanagerCluster> {
+export async function startAlertmanagerCluster(
+  dir: string,
+  size: number,
+  options: { webConfigFile?: string; readyCheck?: GetOptions } = {},
+): Promise<RealAlertmanagerCluster> {
   const { alertmanager } = findBinaries();
   const configFile = join(dir, "alertmanager.yml");
   writeFileSync(configFile, ALERTMANAGER_CONFIG);
@@ -58,10 +63,11 @@ export async function startAlertmanagerCluster(dir: string, size: number): Promi
         // Without an explicit advertise address Alertmanager refuses loopback-only clustering.
         `--cluster.advertise-address=127.0.0.1:${gossip[i]}`,
         ...peers,
+        ...(options.webConfigFile ? [`--web.config.file=${options.webConfigFile}`] : []),
       ],
       join(dir, `alertmanager-${i}.log`),
     );
-    return { url: `http://${address}`, address, process };
+    return { url: `${options.webConfigFile ? "https" : "http"}://${address}`, address, process };
   });
   const cluster = {
     members,
@@ -70,7 +76,7 @@ export async function startAlertmanagerCluster(dir: string, size: number): Promi
     },
   };
   try {
-    await Promise.all(members.map((m) => waitForHttp(`${m.url}/-/ready`, m.process)));
+    await Promise.all(members.map((m) => waitForHttp(`${m.url}/-/ready`, m.process, 30_000, options.readyCheck)));
   } catch (err) {
     await cluster.stop();
     throw err;

@@ -3,6 +3,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type GetOptions, httpGet } from "./http-get.js";
 
 const running = new Set<ChildProcess>();
 // Last resort if a test run dies without its afterAll: never leave a server behind.
@@ -89,14 +90,19 @@ export async function waitFor<T>(
 }
 
 /** Waits until GET `url` answers 200, or fails with the tail of the process's log. */
-export async function waitForHttp(url: string, managed: Managed, timeoutMs = 30_000): Promise<void> {
+export async function waitForHttp(
+  url: string,
+  managed: Managed,
+  timeoutMs = 30_000,
+  options: GetOptions = {},
+): Promise<void> {
   try {
     await waitFor(
       url,
       async () => {
         if (managed.child.exitCode !== null) throw new Error(`process exited with ${managed.child.exitCode}`);
-        const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-        return res.ok ? true : undefined;
+        const res = await httpGet(url, { ...options, timeoutMs: 2000 });
+        return res.status === 200 ? true : undefined;
       },
       timeoutMs,
     );

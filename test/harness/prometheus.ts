@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { findBinaries } from "./binaries.js";
+import type { GetOptions } from "./http-get.js";
 import { freePort, type Managed, startProcess, waitForHttp } from "./processes.js";
 
 export interface ScrapeJob {
@@ -10,6 +11,13 @@ export interface ScrapeJob {
   scrape_interval?: string;
   honor_labels?: boolean;
   metrics_path?: string;
+}
+
+export interface PrometheusOptions {
+  /** --web.config.file: TLS and basic auth in front of the API. */
+  webConfigFile?: string;
+  /** How the harness itself reaches a secured server to see it is ready. */
+  readyCheck?: GetOptions;
 }
 
 export interface RealPrometheus {
@@ -36,11 +44,15 @@ function configFor(address: string, jobs: ScrapeJob[]): string {
 }
 
 /** Starts Debian's (or the named) Prometheus on 127.0.0.1, scraping itself every second plus `jobs`. */
-export async function startPrometheus(dir: string, jobs: ScrapeJob[]): Promise<RealPrometheus> {
+export async function startPrometheus(
+  dir: string,
+  jobs: ScrapeJob[],
+  options: PrometheusOptions = {},
+): Promise<RealPrometheus> {
   const { prometheus } = findBinaries();
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
-  const url = `http://${address}`;
+  const url = `${options.webConfigFile ? "https" : "http"}://${address}`;
   const configFile = join(dir, "prometheus.yml");
   writeFileSync(configFile, configFor(address, jobs));
   const process = startProcess(
@@ -50,10 +62,11 @@ export async function startPrometheus(dir: string, jobs: ScrapeJob[]): Promise<R
       `--storage.tsdb.path=${join(dir, "prometheus-data")}`,
       `--web.listen-address=${address}`,
       "--web.enable-lifecycle",
+      ...(options.webConfigFile ? [`--web.config.file=${options.webConfigFile}`] : []),
     ],
     join(dir, "prometheus.log"),
   );
-  await waitForHttp(`${url}/-/ready`, process);
+  await waitForHttp(`${url}/-/ready`, process, 30_000, options.readyCheck);
   return {
     url,
     address,

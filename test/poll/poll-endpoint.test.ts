@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { pollEndpoint } from "../../src/poll/poll-endpoint.js";
 import { sourceConfig } from "../helpers/config.js";
-import { closedPort, type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
+import { closedPort, type FakeUpstream, startConnectProxy, startFakeUpstream } from "../helpers/fake-upstream.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
 let upstream: FakeUpstream | undefined;
@@ -187,5 +190,62 @@ describe("pollEndpoint size cap", () => {
     const up = await serve((_req, res) => res.writeHead(200, { "content-encoding": "gzip" }).end("not gzip at all"));
     const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
     expect(outcome.ok ? "" : outcome.error.reason).toBe("invalid_json");
+  });
+});
+
+describe("pollEndpoint request settings", () => {
+  it("sends the configured headers and a bearer token re-read from its file on every poll", async () => {
+    const up = await serve((_req, res) => res.writeHead(200).end(targetsJson));
+    const dir = mkdtempSync(join(tmpdir(), "promstatus-token-"));
+    try {
+      const tokenFile = join(dir, "token");
+      writeFileSync(tokenFile, "first-token\n");
+      const http = {
+        headers: { "X-Scope-OrgID": "team-a" },
+        authorization: { type: "Bearer", credentialsFile: tokenFile },
+        tls: { insecureSkipVerify: false },
+      };
+      await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
+      writeFileSync(tokenFile, "second-token");
+      await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
+      expect(up.requests.map((r) => r.headers.authorization)).toEqual(["Bearer first-token", "Bearer second-token"]);
+      expect(up.requests[0]?.headers["x-scope-orgid"]).toBe("team-a");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("fails without leaking anything when a credentials file has gone", async () => {
+    const up = await serve((_req, res) => res.writeHead(200).end(targetsJson));
+    const http = {
+      headers: {},
+      authorization: { type: "Bearer", credentialsFile: "/nonexistent/token" },
+      tls: { insecureSkipVerify: false },
+    };
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
+    expect(outcome.ok ? "" : outcome.error.message).toBe(
+      "cannot read authorization.credentials_file /nonexistent/token (ENOENT)",
+    );
+    expect(up.requests).toHaveLength(0);
+  });
+
+  it("goes through proxy_url", async () => {
+    const up = await serve((_req, res) => res.writeHead(200).end(targetsJson));
+    const proxy = await startConnectProxy();
+    try {
+      const http = { headers: {}, tls: { insecureSkipVerify: false }, proxyUrl: proxy.url };
+      const outcome = await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
+      expect(outcome.ok).toBe(true);
+      expect(proxy.tunnels).toEqual([new URL(up.url).host]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("reports a redirect loop as http_status", async () => {
+    const up = await serve((req, res) => res.writeHead(302, { location: req.url === "/a" ? "/b" : "/a" }).end());
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
+    expect(outcome.ok ? "" : outcome.error.reason).toBe("http_status");
+    expect(outcome.ok ? "" : outcome.error.message).toBe("too many redirects");
   });
 });
