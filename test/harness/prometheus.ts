@@ -11,6 +11,9 @@ export interface ScrapeJob {
   scrape_interval?: string;
   honor_labels?: boolean;
   metrics_path?: string;
+  scheme?: "http" | "https";
+  tls_config?: Record<string, unknown>;
+  basic_auth?: { username: string; password: string };
 }
 
 export interface PrometheusOptions {
@@ -30,13 +33,8 @@ export interface RealPrometheus {
 }
 
 function configFor(address: string, jobs: ScrapeJob[]): string {
-  const scrape = (j: ScrapeJob) => ({
-    job_name: j.job_name,
-    ...(j.scrape_interval ? { scrape_interval: j.scrape_interval } : {}),
-    ...(j.honor_labels ? { honor_labels: true } : {}),
-    ...(j.metrics_path ? { metrics_path: j.metrics_path } : {}),
-    static_configs: [{ targets: j.targets }],
-  });
+  // Prometheus's own scrape_config keys: pass the job through, targets as a static config.
+  const scrape = ({ targets, ...job }: ScrapeJob) => ({ ...job, static_configs: [{ targets }] });
   return stringify({
     global: { scrape_interval: "1s", scrape_timeout: "900ms", evaluation_interval: "1s" },
     scrape_configs: [scrape({ job_name: "prometheus", targets: [address] }), ...jobs.map(scrape)],
