@@ -14,7 +14,8 @@ afterEach(async () => {
 });
 
 const status = fixtureText("upstream/alertmanager-status-standalone.json");
-const silent = pino({ level: "silent" });
+const logged: { msg?: string; source?: string }[] = [];
+const log = pino({ level: "warn" }, { write: (line: string) => void logged.push(JSON.parse(line)) });
 
 /** An Alertmanager stand-in answering after `delayMs`, counting concurrent requests. */
 async function slowUpstream(delayMs: number) {
@@ -34,7 +35,7 @@ async function slowUpstream(delayMs: number) {
 
 function start(sources: ReturnType<typeof sourceConfig>[]) {
   const store = new SourceStore(sources);
-  const scheduler = new Scheduler(store, silent);
+  const scheduler = new Scheduler(store, log);
   scheduler.apply(sources);
   cleanups.push(() => scheduler.stop());
   return { store, scheduler };
@@ -82,6 +83,9 @@ describe("Scheduler", () => {
     await new Promise((r) => setTimeout(r, 5000));
     expect(slow.stats.total).toBeGreaterThanOrEqual(2);
     expect(slow.stats.maxActive).toBe(1);
+    // Each skipped run is logged.
+    const skipped = logged.filter((l) => l.source === "s" && l.msg?.startsWith("poll skipped"));
+    expect(skipped.length).toBeGreaterThanOrEqual(2);
   });
 
   it("becomes ready once every source has finished its first poll, failed or not", async () => {
@@ -103,7 +107,7 @@ describe("Scheduler", () => {
     const slow = await slowUpstream(10_000);
     const sources = [sourceConfig({ name: "s", kind: "alertmanager", url: slow.upstream.url, timeoutMs: 20_000 })];
     const store = new SourceStore(sources);
-    const scheduler = new Scheduler(store, silent);
+    const scheduler = new Scheduler(store, log);
     scheduler.apply(sources);
     await waitFor("request arrived", async () => (slow.stats.total ? true : undefined), 3000, 20);
     const started = Date.now();
