@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the real upstreams the tests run are here: prometheus, promtool and the Alertmanager
-# (Debian: prometheus-alertmanager), on PATH or named by PROMETHEUS_BIN, PROMTOOL_BIN, ALERTMANAGER_BIN.
+# (Debian: prometheus-alertmanager), on PATH or named by PROMETHEUS_BIN, PROMTOOL_BIN, ALERTMANAGER_BIN,
+# and openssl for the TLS tests.
 # As root on Debian/Ubuntu it installs missing ones with apt-get; otherwise it stops with the command.
 set -euo pipefail
 
@@ -15,9 +16,10 @@ missing() {
   [ -n "$(find_bin PROMETHEUS_BIN prometheus)" ] || echo prometheus
   [ -n "$(find_bin PROMTOOL_BIN promtool)" ] || echo promtool
   [ -n "$(find_bin ALERTMANAGER_BIN prometheus-alertmanager alertmanager)" ] || echo alertmanager
+  command -v openssl >/dev/null || echo openssl # the TLS tests make their certificates with it
 }
 
-INSTALL="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager"
+INSTALL="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager openssl"
 
 todo=$(missing)
 if [ -z "$todo" ]; then exit 0; fi
@@ -35,14 +37,14 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   trap '[ "$own_guard" = 1 ] && rm -f "$guard"' EXIT
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager >/dev/null
+  apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager openssl >/dev/null
   # Should a service have started anyway (e.g. systemd in the container), stop it: the tests pick their own ports.
   if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     systemctl stop prometheus prometheus-alertmanager prometheus-node-exporter 2>/dev/null || true
   fi
   todo=$(missing)
   if [ -n "$todo" ]; then echo "ensure-upstreams: still missing after apt-get: $(echo $todo)" >&2; exit 1; fi
-  echo "ensure-upstreams: installed prometheus and prometheus-alertmanager" >&2
+  echo "ensure-upstreams: installed prometheus, prometheus-alertmanager and openssl" >&2
   exit 0
 fi
 
