@@ -30,6 +30,10 @@ export function convertTargets(payload: TargetsResponse, perTarget: boolean): Sa
   for (const [pool, byHealth] of counts) {
     for (const [health, n] of byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
   }
-  out.add(TARGETS.dropped.name, {}, payload.data.droppedTargets.length);
+  const { droppedTargets, droppedTargetCounts } = payload.data;
+  const dropped = droppedTargetCounts
+    ? Object.values(droppedTargetCounts).reduce((n, c) => n + c, 0)
+    : droppedTargets.length;
+  out.add(TARGETS.dropped.name, {}, dropped);
   return out;
 }

@@ -1,6 +1,8 @@
+import { constants, gzipSync } from "node:zlib";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import type { Exposition } from "../publish/store.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
 import { type LandingPageInfo, landingPage } from "./landing-page.js";
@@ -10,8 +12,8 @@ export interface AppDeps {
   log: Logger;
   telemetryPath: string;
   processRegistry: Registry;
-  /** Exposition of the source-derived metrics (cached between changes). */
-  sourcesExposition: () => Promise<string>;
+  /** Exposition of the source-derived metrics, assembled (and gzipped) once per change. */
+  sourcesExposition: () => Exposition;
   isReady: () => boolean;
   /** Reloads the config; resolves with an error message when the new config was refused. */
   reload: () => Promise<string | undefined>;
@@ -28,10 +30,27 @@ export function createApp(deps: AppDeps): Express {
   app.use(clientCertCheck(() => deps.webConfig().tls?.clientAuthType));
   app.use(basicAuth(() => deps.webConfig().users));
 
-  app.get(deps.telemetryPath, async (_req, res, next) => {
+  app.get(deps.telemetryPath, async (req, res, next) => {
     try {
-      const [processText, sourcesText] = await Promise.all([deps.processRegistry.metrics(), deps.sourcesExposition()]);
-      res.type(deps.processRegistry.contentType).send(processText + sourcesText);
+      // Process metrics are live (rendered per scrape, a few KB); the sources' part is served as cached.
+      const processText = await deps.processRegistry.metrics();
+      const sources = deps.sourcesExposition();
+      let head: Buffer = Buffer.from(processText);
+      let body = sources.plain;
+      res.vary("Accept-Encoding");
+      if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
+        // Two gzip members back to back form one valid gzip stream (RFC 1952), so only the small
+        // live part is compressed per scrape.
+        head = gzipSync(head, { level: constants.Z_BEST_SPEED });
+        body = sources.gzip;
+        res.set("Content-Encoding", "gzip");
+      }
+      res
+        .status(200)
+        .type(deps.processRegistry.contentType)
+        .set("Content-Length", String(head.length + body.length));
+      res.write(head);
+      res.end(body);
     } catch (err) {
       next(err);
     }

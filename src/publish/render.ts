@@ -1,45 +1,35 @@
-import { Counter, Gauge, Registry } from "prom-client";
 import { POLL, SOURCE_FAMILIES } from "../convert/families.js";
-import type { Labels } from "../convert/samples.js";
+import type { Sample } from "../convert/samples.js";
 import type { SourceState } from "./source-state.js";
+import { familyHeader, labelPrefix, renderSamples } from "./text-format.js";
 
 /**
- * Renders the source-derived families in the text format. A fresh registry per render means a series
- * absent from the current state is simply not emitted: staleness is handled by construction.
+ * The exposition of every source: each family's HELP and TYPE, then its lines from every source.
+ * Series were rendered when their poll finished; this only strings the pieces together, and a
+ * series absent from the current state is simply not there: staleness is handled by construction.
  */
-export async function renderSources(sources: Iterable<SourceState>): Promise<string> {
-  const list = [...sources];
-  const staticKeys = [...new Set(list.flatMap((s) => Object.keys(s.config.labels)))].sort();
-  const registry = new Registry();
-  const gauges = new Map<string, Gauge>();
-  const counters = new Map<string, Counter>();
-  for (const def of SOURCE_FAMILIES) {
-    const options = {
-      name: def.name,
-      help: def.help,
-      labelNames: ["source", ...staticKeys, ...def.labels],
-      registers: [registry],
-    };
-    if (def.type === "counter") counters.set(def.name, new Counter(options));
-    else gauges.set(def.name, new Gauge(options));
-  }
-  const gauge = (name: string) => gauges.get(name) as Gauge;
-
-  for (const { config, endpoints } of list) {
-    const base: Labels = { source: config.name, ...config.labels };
+export function assembleExposition(sources: Iterable<SourceState>): Buffer {
+  const chunks = new Map<string, Uint8Array[]>(SOURCE_FAMILIES.map((f) => [f.name, []]));
+  const add = (name: string, chunk: Uint8Array | string) => {
+    if (chunk.length > 0) chunks.get(name)?.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  };
+  for (const { config, endpoints } of sources) {
+    const prefix = labelPrefix({ source: config.name, ...config.labels });
+    const poll = new Map<string, Sample[]>(Object.values(POLL).map((f) => [f.name, []]));
     for (const [endpoint, state] of endpoints) {
-      const labels = { ...base, endpoint };
-      gauge(POLL.up.name).set(labels, state.up);
-      gauge(POLL.duration.name).set(labels, state.durationSeconds);
-      if (state.lastSuccessSeconds !== undefined) gauge(POLL.lastSuccess.name).set(labels, state.lastSuccessSeconds);
-      for (const [reason, n] of state.failures)
-        (counters.get(POLL.failures.name) as Counter).inc({ ...labels, reason }, n);
-      if (!state.samples) continue;
-      for (const [name, samples] of state.samples.families) {
-        const g = gauge(name);
-        for (const s of samples) g.set({ ...base, ...s.labels }, s.value);
+      poll.get(POLL.up.name)?.push({ labels: { endpoint }, value: state.up });
+      poll.get(POLL.duration.name)?.push({ labels: { endpoint }, value: state.durationSeconds });
+      if (state.lastSuccessSeconds !== undefined) {
+        poll.get(POLL.lastSuccess.name)?.push({ labels: { endpoint }, value: state.lastSuccessSeconds });
       }
+      for (const [reason, n] of state.failures) {
+        poll.get(POLL.failures.name)?.push({ labels: { endpoint, reason }, value: n });
+      }
+      for (const [name, lines] of state.families ?? []) add(name, lines);
     }
+    for (const [name, samples] of poll) add(name, renderSamples(name, prefix, samples));
   }
-  return registry.metrics();
+  const parts: Uint8Array[] = [];
+  for (const def of SOURCE_FAMILIES) parts.push(Buffer.from(familyHeader(def)), ...(chunks.get(def.name) ?? []));
+  return Buffer.concat(parts);
 }

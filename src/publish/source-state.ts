@@ -1,5 +1,5 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
-import type { SampleSet } from "../convert/samples.js";
+import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
 import { FAILURE_REASONS, type FailureReason } from "../upstream/poll-error.js";
 
@@ -9,8 +9,8 @@ export interface EndpointState {
   durationSeconds: number;
   lastSuccessSeconds: number | undefined;
   failures: Map<FailureReason, number>;
-  /** Data of the last poll if it succeeded; a failed poll clears it so nothing stale is served. */
-  samples: SampleSet | undefined;
+  /** Rendered series of the last poll if it succeeded; a failed poll clears them so nothing stale is served. */
+  families: RenderedFamilies | undefined;
 }
 
 export interface SourceState {
@@ -28,7 +28,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       durationSeconds: outcome.durationSeconds,
       lastSuccessSeconds: outcome.finishedAt,
       failures,
-      samples: outcome.samples,
+      families: outcome.families,
     };
   }
   const reason = outcome.error.reason;
@@ -39,6 +39,6 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     durationSeconds: outcome.durationSeconds,
     lastSuccessSeconds: previous?.lastSuccessSeconds,
     failures: next,
-    samples: undefined,
+    families: undefined,
   };
 }

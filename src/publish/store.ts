@@ -1,17 +1,26 @@
+import { constants, gzip } from "node:zlib";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
-import { renderSources } from "./render.js";
+import { assembleExposition } from "./render.js";
 import { applyOutcome, type SourceState } from "./source-state.js";
+
+export interface Exposition {
+  plain: Buffer;
+  /** The same bytes gzipped, once per change in the background; undefined until ready. */
+  gzip: Buffer | undefined;
+}
 
 /**
  * The latest state of every source, and its exposition. Updates replace an endpoint's state in one
- * synchronous step, and each render works on a snapshot, so a scrape never sees a half-updated source.
+ * synchronous step and the exposition is assembled right after a change, off the request path, so a
+ * scrape never sees a half-updated source, never waits for a poll and never renders anything.
  */
 export class SourceStore {
   private sources = new Map<string, SourceState>();
   private version = 0;
-  private rendered: { version: number; text: Promise<string> } | undefined;
+  private current: Exposition & { version: number } = { version: -1, plain: Buffer.alloc(0), gzip: undefined };
+  private assembleQueued = false;
 
   constructor(configs: readonly SourceConfig[] = []) {
     this.apply(configs);
@@ -25,7 +34,7 @@ export class SourceStore {
       next.set(config.name, current && sameSource(current.config, config) ? current : { config, endpoints: new Map() });
     }
     this.sources = next;
-    this.version++;
+    this.changed();
   }
 
   /** Records a poll's outcome, unless the source was removed or changed while the poll ran. */
@@ -33,14 +42,31 @@ export class SourceStore {
     const source = this.sources.get(config.name);
     if (!source || source.config !== config) return;
     source.endpoints.set(endpoint, applyOutcome(source.endpoints.get(endpoint), outcome));
-    this.version++;
+    this.changed();
   }
 
-  /** The text exposition of all sources, rendered at most once per change. */
-  exposition(): Promise<string> {
-    if (this.rendered?.version !== this.version) {
-      this.rendered = { version: this.version, text: renderSources(this.sources.values()) };
+  /** The exposition of all sources; assembled at most once per change. */
+  exposition(): Exposition {
+    if (this.current.version !== this.version) {
+      const version = this.version;
+      const plain = assembleExposition(this.sources.values());
+      this.current = { version, plain, gzip: undefined };
+      // Compressed in the thread pool, once per change; until it is ready scrapes get the plain text.
+      gzip(plain, { level: constants.Z_BEST_SPEED }, (err, zipped) => {
+        if (!err && this.current.version === version) this.current.gzip = zipped;
+      });
     }
-    return this.rendered.text;
+    return this.current;
+  }
+
+  private changed(): void {
+    this.version++;
+    // Assemble after the current burst of updates (all endpoints of a poll land in one tick).
+    if (this.assembleQueued) return;
+    this.assembleQueued = true;
+    setImmediate(() => {
+      this.assembleQueued = false;
+      this.exposition();
+    });
   }
 }

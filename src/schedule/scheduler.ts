@@ -98,7 +98,7 @@ export class Scheduler {
       this.store.record(source, endpoint, outcome);
       if (outcome.ok) {
         this.log.debug(
-          { source: source.name, endpoint, series: outcome.samples.size, duration_seconds: outcome.durationSeconds },
+          { source: source.name, endpoint, series: outcome.series, duration_seconds: outcome.durationSeconds },
           "poll succeeded",
         );
       } else {

@@ -43,6 +43,8 @@ export const targetsResponse = z.object({
       .array(z.unknown())
       .nullish()
       .transform((list) => list ?? []),
+    // Prometheus 2.49+: dropped targets per pool, also when they are not listed (state=active).
+    droppedTargetCounts: z.record(z.string(), z.number()).nullish(),
   }),
 });
 export type TargetsResponse = z.infer<typeof targetsResponse>;

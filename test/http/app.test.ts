@@ -1,28 +1,27 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
 import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
 import { createProcessRegistry } from "../../src/publish/process-metrics.js";
+import type { Exposition } from "../../src/publish/store.js";
 import { samplesOf } from "../helpers/exposition.js";
 
+const SOURCES_TEXT = "# HELP promstatus_x x\n# TYPE promstatus_x gauge\npromstatus_x 5\n";
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
 async function serve(
-  overrides: {
-    ready?: () => boolean;
-    sources?: () => Promise<string>;
-    reload?: () => Promise<string | undefined>;
-  } = {},
+  overrides: { ready?: () => boolean; sources?: () => Exposition; reload?: () => Promise<string | undefined> } = {},
 ) {
   const app = createApp({
     log: pino({ level: "silent" }),
     telemetryPath: "/custom-metrics",
     processRegistry: createProcessRegistry("1.2.3"),
     sourcesExposition:
-      overrides.sources ?? (async () => "# HELP promstatus_x x\n# TYPE promstatus_x gauge\npromstatus_x 5\n"),
+      overrides.sources ?? (() => ({ plain: Buffer.from(SOURCES_TEXT), gzip: gzipSync(SOURCES_TEXT) })),
     isReady: overrides.ready ?? (() => true),
     reload: overrides.reload ?? (async () => undefined),
     landing: () => ({
@@ -55,6 +54,26 @@ describe("HTTP app", () => {
     expect(text).toMatch(/^nodejs_active_handles\{/m);
   });
 
+  it("serves gzip when accepted: the live part and the cached part as two members of one stream", async () => {
+    const base = await serve();
+    const res = await fetch(`${base}/custom-metrics`, { headers: { "accept-encoding": "gzip" } });
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(res.headers.get("vary")).toContain("Accept-Encoding");
+    // fetch decompresses; the text must be the whole exposition, both members.
+    const text = await res.text();
+    expect(samplesOf(text, "promstatus_x")[0]?.value).toBe(5);
+    expect(samplesOf(text, "process_cpu_user_seconds_total")).toHaveLength(1);
+    const plain = await fetch(`${base}/custom-metrics`, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+  });
+
+  it("serves plain text while the gzip of a change is not ready yet", async () => {
+    const base = await serve({ sources: () => ({ plain: Buffer.from(SOURCES_TEXT), gzip: undefined }) });
+    const res = await fetch(`${base}/custom-metrics`, { headers: { "accept-encoding": "gzip" } });
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(samplesOf(await res.text(), "promstatus_x")[0]?.value).toBe(5);
+  });
+
   it("has a landing page linking to the metrics, with names escaped", async () => {
     const base = await serve();
     const res = await fetch(base);
@@ -74,7 +93,11 @@ describe("HTTP app", () => {
   });
 
   it("answers 500 without details when rendering fails", async () => {
-    const base = await serve({ sources: () => Promise.reject(new Error("secret detail")) });
+    const base = await serve({
+      sources: () => {
+        throw new Error("secret detail");
+      },
+    });
     const res = await fetch(`${base}/custom-metrics`);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain("secret detail");

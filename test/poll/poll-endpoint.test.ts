@@ -3,6 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { targetsAnswer } from "../../scripts/bench/generate.js";
+import { decodeAnswer } from "../../src/poll/decode.js";
+import { decodePool } from "../../src/poll/decode-pool.js";
 import { pollEndpoint } from "../../src/poll/poll-endpoint.js";
 import { sourceConfig } from "../helpers/config.js";
 import { closedPort, type FakeUpstream, startConnectProxy, startFakeUpstream } from "../helpers/fake-upstream.js";
@@ -34,7 +37,15 @@ describe("pollEndpoint", () => {
     expect(outcome.ok).toBe(true);
     expect(up.requests[0]?.url).toBe("/prom/api/v1/status/tsdb?limit=3");
     expect(up.requests[0]?.headers["accept-encoding"]).toBe("gzip");
-    if (outcome.ok) expect(outcome.samples.get("promstatus_tsdb_metric_series")).toHaveLength(3);
+    const lines = outcome.ok
+      ? outcome.families.find(([name]) => name === "promstatus_tsdb_metric_series")?.[1]
+      : undefined;
+    expect(
+      Buffer.from(lines ?? [])
+        .toString()
+        .trimEnd()
+        .split("\n"),
+    ).toHaveLength(3);
   });
 
   it("reports an HTTP 500 with an HTML page as http_status", async () => {
@@ -249,3 +260,64 @@ describe("pollEndpoint request settings", () => {
     expect(outcome.ok ? "" : outcome.error.message).toBe("too many redirects");
   });
 });
+
+describe("pollEndpoint at scale", () => {
+  it("decodes a large answer in a worker thread, with the same result as inline", async () => {
+    const big = targetsAnswer(3000);
+    expect(Buffer.byteLength(big)).toBeGreaterThan(1_000_000);
+    const up = await serve((_req, res) => res.writeHead(200).end(big));
+    const offloaded = decodePool.offloaded;
+    const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
+    expect(decodePool.offloaded).toBe(offloaded + 1);
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.series).toBe(3000 * 3 - countUnknown(big) + poolCountSeries(big));
+    const inline = decodeAnswer({
+      endpoint: "targets",
+      body: Buffer.from(big),
+      encoding: undefined,
+      options: { perTarget: true, limit: undefined, labelPrefix: 'source="prom"', maxBytes: 2 ** 30 },
+    });
+    expect(inline.ok && inline.families.map(([n, b]) => [n, Buffer.from(b).toString()])).toEqual(
+      outcome.families.map(([n, b]) => [n, Buffer.from(b).toString()]),
+    );
+  });
+
+  it("asks for active targets only once the server shows it counts dropped ones itself", async () => {
+    const withCounts = JSON.stringify({
+      status: "success",
+      data: { activeTargets: [], droppedTargets: [], droppedTargetCounts: { a: 2, b: 3 } },
+    });
+    const up = await serve((_req, res) => res.writeHead(200).end(withCounts));
+    const source = sourceConfig({ url: up.url });
+    const first = await pollEndpoint(source, "targets");
+    await pollEndpoint(source, "targets");
+    expect(up.requests.map((r) => r.url)).toEqual(["/api/v1/targets", "/api/v1/targets?state=active"]);
+    const lines = first.ok ? first.families.find(([n]) => n === "promstatus_targets_dropped")?.[1] : undefined;
+    expect(Buffer.from(lines ?? []).toString()).toBe('promstatus_targets_dropped{source="prom"} 5\n');
+  });
+
+  it("keeps listing dropped targets for a server without droppedTargetCounts (2.42)", async () => {
+    const up = await serve((_req, res) => res.writeHead(200).end(targetsJson));
+    const source = sourceConfig({ url: up.url });
+    await pollEndpoint(source, "targets");
+    await pollEndpoint(source, "targets");
+    expect(up.requests.map((r) => r.url)).toEqual(["/api/v1/targets", "/api/v1/targets"]);
+  });
+});
+
+// Series the targets converter makes: up and duration per target, last scrape unless never scraped,
+// plus three health counts per pool and the dropped count.
+function countUnknown(json: string): number {
+  return (JSON.parse(json) as { data: { activeTargets: { health: string }[] } }).data.activeTargets.filter(
+    (t) => t.health === "unknown",
+  ).length;
+}
+function poolCountSeries(json: string): number {
+  const pools = new Set(
+    (JSON.parse(json) as { data: { activeTargets: { scrapePool: string }[] } }).data.activeTargets.map(
+      (t) => t.scrapePool,
+    ),
+  );
+  return pools.size * 3 + 1;
+}

@@ -2,17 +2,27 @@ import { describe, expect, it } from "vitest";
 import { SampleSet } from "../../src/convert/samples.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
 import { SourceStore } from "../../src/publish/store.js";
+import { labelPrefix, renderSamples } from "../../src/publish/text-format.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
 import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
-const ok = (samples: SampleSet, finishedAt = 1000): PollOutcome => ({
+const A = sourceConfig({ name: "a", labels: { region: "eu-1" } });
+const B = sourceConfig({ name: "b", labels: { zone: "z" } });
+
+/** A successful outcome, rendered as the poller renders it for `config`. */
+const ok = (samples: SampleSet, config = A, finishedAt = 1000): PollOutcome => ({
   ok: true,
-  samples,
+  families: [...samples.families].map(([name, list]) => [
+    name,
+    Buffer.from(renderSamples(name, labelPrefix({ source: config.name, ...config.labels }), list)),
+  ]),
+  series: samples.size,
   durationSeconds: 0.25,
   finishedAt,
 });
+const textOf = (store: SourceStore) => store.exposition().plain.toString("utf8");
 const failed = (reason: PollError["reason"]): PollOutcome => ({
   ok: false,
   error: new PollError(reason, "boom"),
@@ -26,9 +36,6 @@ const targets = (...instances: string[]) => {
 };
 const head = (n: number) => new SampleSet().add("promstatus_tsdb_head_series", {}, n);
 
-const A = sourceConfig({ name: "a", labels: { region: "eu-1" } });
-const B = sourceConfig({ name: "b", labels: { zone: "z" } });
-
 function twoSources() {
   return new SourceStore([A, B]);
 }
@@ -37,7 +44,7 @@ describe("SourceStore", () => {
   it("serves a successful poll with the source and its static labels", async () => {
     const store = twoSources();
     store.record(A, "targets", ok(targets("x:1")));
-    const text = await store.exposition();
+    const text = textOf(store);
     expect(
       valueIn(text, "promstatus_target_up", {
         source: "a",
@@ -57,9 +64,9 @@ describe("SourceStore", () => {
   it("drops a target that disappears from the next answer", async () => {
     const store = twoSources();
     store.record(A, "targets", ok(targets("x:1", "x:2")));
-    expect(samplesOf(await store.exposition(), "promstatus_target_up")).toHaveLength(2);
+    expect(samplesOf(textOf(store), "promstatus_target_up")).toHaveLength(2);
     store.record(A, "targets", ok(targets("x:2")));
-    const after = samplesOf(await store.exposition(), "promstatus_target_up");
+    const after = samplesOf(textOf(store), "promstatus_target_up");
     expect(after.map((s) => s.labels.instance)).toEqual(["x:2"]);
   });
 
@@ -67,9 +74,9 @@ describe("SourceStore", () => {
     const store = twoSources();
     store.record(A, "targets", ok(targets("x:1")));
     store.record(A, "tsdb", ok(head(42)));
-    store.record(B, "targets", ok(targets("y:1")));
+    store.record(B, "targets", ok(targets("y:1"), B));
     store.record(A, "targets", failed("timeout"));
-    const text = await store.exposition();
+    const text = textOf(store);
     expect(samplesOf(text, "promstatus_target_up", { source: "a" })).toEqual([]);
     expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "targets" })).toBe(0);
     expect(
@@ -91,7 +98,7 @@ describe("SourceStore", () => {
     store.record(A, "tsdb", failed("http_status"));
     store.record(A, "tsdb", failed("invalid_json"));
     store.record(A, "tsdb", ok(head(7)));
-    const text = await store.exposition();
+    const text = textOf(store);
     expect(
       valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "http_status" }),
     ).toBe(2);
@@ -103,7 +110,7 @@ describe("SourceStore", () => {
   });
 
   it("serves nothing for a source before its first poll", async () => {
-    const text = await twoSources().exposition();
+    const text = textOf(twoSources());
     expect(samplesOf(text, "promstatus_up")).toEqual([]);
   });
 
@@ -115,7 +122,7 @@ describe("SourceStore", () => {
       "targets",
       ok(new SampleSet().add("promstatus_target_up", { scrape_pool: nasty, job: "j", instance: "i" }, 0)),
     );
-    const text = await store.exposition();
+    const text = textOf(store);
     expect(text).toContain('scrape_pool="a \\"quoted\\" \\\\ back\\nslash"');
     expect(valueIn(text, "promstatus_target_up", { scrape_pool: nasty })).toBe(0);
   });
@@ -127,7 +134,7 @@ describe("SourceStore", () => {
       set.add("promstatus_tsdb_label_pair_series", { label_name: "l", label_value: value }, 1);
     }
     store.record(A, "tsdb", ok(set));
-    const text = await store.exposition();
+    const text = textOf(store);
     expect(samplesOf(text, "promstatus_tsdb_label_pair_series")).toHaveLength(6);
     expect(valueIn(text, "promstatus_tsdb_label_pair_series", { label_value: "two\nlines" })).toBe(1);
     const result = promtoolCheckMetrics(text);
@@ -141,22 +148,22 @@ describe("SourceStore", () => {
     const first = store.exposition();
     expect(store.exposition()).toBe(first);
     store.record(A, "tsdb", ok(head(2)));
-    expect(valueIn(await store.exposition(), "promstatus_tsdb_head_series", { source: "a" })).toBe(2);
+    expect(valueIn(textOf(store), "promstatus_tsdb_head_series", { source: "a" })).toBe(2);
   });
 
   it("ignores results for a source it does not know", async () => {
     const store = twoSources();
     store.record(sourceConfig({ name: "gone" }), "tsdb", ok(head(1)));
-    expect(samplesOf(await store.exposition(), "promstatus_tsdb_head_series")).toEqual([]);
+    expect(samplesOf(textOf(store), "promstatus_tsdb_head_series")).toEqual([]);
   });
 
   describe("apply (reload)", () => {
     it("keeps the series of unchanged sources and drops removed ones", async () => {
       const store = twoSources();
       store.record(A, "tsdb", ok(head(1)));
-      store.record(B, "tsdb", ok(head(2)));
+      store.record(B, "tsdb", ok(head(2), B));
       store.apply([sourceConfig({ name: "a", labels: { region: "eu-1" } })]);
-      const text = await store.exposition();
+      const text = textOf(store);
       expect(valueIn(text, "promstatus_tsdb_head_series", { source: "a" })).toBe(1);
       expect(samplesOf(text, "promstatus_tsdb_head_series", { source: "b" })).toEqual([]);
     });
@@ -167,9 +174,9 @@ describe("SourceStore", () => {
       const changed = sourceConfig({ name: "a", labels: { region: "eu-2" } });
       store.apply([changed, B]);
       store.record(A, "tsdb", ok(head(99))); // a poll of the old config finishing late
-      expect(samplesOf(await store.exposition(), "promstatus_tsdb_head_series")).toEqual([]);
-      store.record(changed, "tsdb", ok(head(3)));
-      expect(valueIn(await store.exposition(), "promstatus_tsdb_head_series", { region: "eu-2" })).toBe(3);
+      expect(samplesOf(textOf(store), "promstatus_tsdb_head_series")).toEqual([]);
+      store.record(changed, "tsdb", ok(head(3), changed));
+      expect(valueIn(textOf(store), "promstatus_tsdb_head_series", { region: "eu-2" })).toBe(3);
     });
   });
 });

@@ -1,0 +1,93 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
+
+// Small answers are decoded inline: a worker round trip costs more than it saves below this size.
+const INLINE_LIMIT = 256 * 1024;
+
+// The build runs plain JS. Under the tests and scripts the sources are TypeScript: the worker then
+// registers tsx's loader before importing its entry.
+const RUNNING_TS = import.meta.url.endsWith(".ts");
+const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import.meta.url);
+
+function startWorker(): Worker {
+  if (!RUNNING_TS) return new Worker(WORKER_URL);
+  const api = JSON.stringify(import.meta.resolve("tsx/esm/api"));
+  const entry = JSON.stringify(WORKER_URL.href);
+  return new Worker(`import(${api}).then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true });
+}
+
+interface Pending {
+  resolve(result: DecodeResult): void;
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/**
+ * Decodes large answers in worker threads, so parsing never blocks the event loop that serves
+ * scrapes. Jobs go to the least busy worker; a crashed worker fails its jobs and is replaced.
+ */
+export class DecodePool {
+  private readonly slots: Slot[] = [];
+  private nextId = 0;
+  /** Jobs handed to a worker so far (the rest were decoded inline). */
+  offloaded = 0;
+
+  constructor(private readonly size = Math.max(1, Math.min(2, availableParallelism()))) {}
+
+  decode(job: DecodeJob): Promise<DecodeResult> {
+    if (job.body.byteLength <= INLINE_LIMIT) return Promise.resolve(decodeAnswer(job));
+    const slot = this.pick();
+    const id = this.nextId++;
+    this.offloaded++;
+    // Transfer the body when it owns its memory; a slice of a shared pool must be copied.
+    const body = job.body;
+    const owns = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+    const sent = owns ? body : new Uint8Array(body);
+    return new Promise((resolve) => {
+      slot.pending.set(id, { resolve });
+      slot.worker.ref();
+      slot.worker.postMessage({ id, job: { ...job, body: sent } }, [sent.buffer as ArrayBuffer]);
+    });
+  }
+
+  /** Stops the workers; jobs in flight fail. */
+  async close(): Promise<void> {
+    const slots = this.slots.splice(0);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private pick(): Slot {
+    if (this.slots.length < this.size) {
+      const idle = this.slots.find((s) => s.pending.size === 0);
+      return idle ?? this.spawn();
+    }
+    return this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+  }
+
+  private spawn(): Slot {
+    const worker = startWorker();
+    const slot: Slot = { worker, pending: new Map() };
+    worker.unref();
+    worker.on("message", ({ id, result }: { id: number; result: DecodeResult }) => {
+      slot.pending.get(id)?.resolve(result);
+      slot.pending.delete(id);
+      if (slot.pending.size === 0) worker.unref(); // idle workers must not keep the process alive
+    });
+    const fail = (why: string) => {
+      for (const p of slot.pending.values()) p.resolve({ ok: false, reason: "invalid_payload", message: why });
+      slot.pending.clear();
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+    };
+    worker.on("error", (err) => fail(`decoder failed: ${err.message}`));
+    worker.on("exit", (code) => fail(`decoder exited with code ${code}`));
+    this.slots.push(slot);
+    return slot;
+  }
+}
+
+export const decodePool = new DecodePool();

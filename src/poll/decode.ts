@@ -1,0 +1,72 @@
+import { gunzipSync } from "node:zlib";
+import type { Endpoint } from "../config/types.js";
+import { InvalidPayloadError } from "../convert/invalid-payload.js";
+import { renderSamples } from "../publish/text-format.js";
+import { describeMismatch } from "../upstream/payloads.js";
+import type { FailureReason } from "../upstream/poll-error.js";
+import { ENDPOINTS, type SourceHints } from "./endpoints.js";
+
+/** What a decoder needs from the source: plain data, so a job can cross to a worker thread. */
+export interface DecodeOptions {
+  perTarget: boolean;
+  limit: number | undefined;
+  /** Rendered `source="…",…` labels of the source. */
+  labelPrefix: string;
+  maxBytes: number;
+}
+
+export interface DecodeJob {
+  endpoint: Endpoint;
+  body: Uint8Array;
+  encoding: string | undefined;
+  options: DecodeOptions;
+}
+
+/** Sample lines per family, ready to be served (UTF-8, no HELP/TYPE). */
+export type RenderedFamilies = [name: string, lines: Uint8Array][];
+
+export type DecodeResult =
+  | { ok: true; families: RenderedFamilies; series: number; hints: Partial<SourceHints> }
+  | { ok: false; reason: FailureReason; message: string };
+
+const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: false, reason, message });
+
+/**
+ * Turns an answer's bytes into rendered series: decompress (capped), parse, validate, convert,
+ * render. CPU only, no I/O, so it can run in a worker thread.
+ */
+export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): DecodeResult {
+  let bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (encoding && encoding !== "identity") {
+    if (encoding !== "gzip" && encoding !== "x-gzip")
+      return fail("invalid_json", `unsupported content-encoding "${encoding}"`);
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: options.maxBytes });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+        return fail("too_large", `answer larger than ${options.maxBytes} bytes after decompression`);
+      }
+      return fail("invalid_json", `answer is not valid gzip: ${(error as Error).message}`);
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    return fail("invalid_json", `answer is not valid JSON: ${(error as Error).message}`);
+  }
+  const spec = ENDPOINTS[endpoint];
+  const parsed = spec.schema.safeParse(json);
+  if (!parsed.success) return fail("invalid_payload", `unexpected answer: ${describeMismatch(parsed.error)}`);
+  try {
+    const samples = spec.convert(parsed.data, options);
+    const families: RenderedFamilies = [];
+    for (const [name, list] of samples.families) {
+      families.push([name, Buffer.from(renderSamples(name, options.labelPrefix, list))]);
+    }
+    return { ok: true, families, series: samples.size, hints: spec.learn?.(parsed.data) ?? {} };
+  } catch (error) {
+    if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
+    return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);
+  }
+}
