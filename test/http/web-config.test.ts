@@ -41,7 +41,7 @@ async function serveWith(yaml: string): Promise<string> {
     log: pino({ level: "silent" }),
     telemetryPath: "/metrics",
     processRegistry: createProcessRegistry("t"),
-    sourcesExposition: () => ({ plain: Buffer.alloc(0), gzip: undefined }),
+    sourcesExposition: () => ({ parts: [], length: 0, gzip: undefined }),
     isReady: () => true,
     reload: async () => undefined,
     landing: () => ({ version: "t", telemetryPath: "/metrics", sources: [] }),

@@ -1,9 +1,11 @@
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { SampleSet } from "../../src/convert/samples.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
 import { SourceStore } from "../../src/publish/store.js";
 import { labelPrefix, renderSamples } from "../../src/publish/text-format.js";
 import { PollError } from "../../src/upstream/poll-error.js";
+import { waitFor } from "../harness/processes.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
 import { promtoolCheckMetrics } from "../helpers/promtool.js";
@@ -22,7 +24,7 @@ const ok = (samples: SampleSet, config = A, finishedAt = 1000): PollOutcome => (
   durationSeconds: 0.25,
   finishedAt,
 });
-const textOf = (store: SourceStore) => store.exposition().plain.toString("utf8");
+const textOf = (store: SourceStore) => Buffer.concat(store.exposition().parts).toString("utf8");
 const failed = (reason: PollError["reason"]): PollOutcome => ({
   ok: false,
   error: new PollError(reason, "boom"),
@@ -140,6 +142,16 @@ describe("SourceStore", () => {
     const result = promtoolCheckMetrics(text);
     expect(result.output).toBe("");
     expect(result.status).toBe(0);
+  });
+
+  it("gzips each change once, in the background, to the same bytes", async () => {
+    const store = twoSources();
+    store.record(A, "targets", ok(targets("x:1", "x:2")));
+    const exposition = store.exposition();
+    expect(exposition.gzip).toBeUndefined(); // not on the path of the change itself
+    await waitFor("gzip ready", async () => store.exposition().gzip, 5000, 5);
+    expect(store.exposition()).toBe(exposition);
+    expect(gunzipSync(exposition.gzip as Buffer).toString()).toBe(textOf(store));
   });
 
   it("renders once per change and again after a change", async () => {

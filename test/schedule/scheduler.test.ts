@@ -58,7 +58,7 @@ describe("Scheduler", () => {
     const text = await waitFor(
       "fast source published",
       async () => {
-        const t = store.exposition().plain.toString();
+        const t = Buffer.concat(store.exposition().parts).toString();
         return samplesOf(t, "promstatus_up", { source: "fast" }).length ? t : undefined;
       },
       3000,
@@ -100,7 +100,7 @@ describe("Scheduler", () => {
       }),
     ]);
     await waitFor("ready", async () => (scheduler.ready ? true : undefined), 5000, 20);
-    expect(valueIn(store.exposition().plain.toString(), "promstatus_up", { source: "bad" })).toBe(0);
+    expect(valueIn(Buffer.concat(store.exposition().parts).toString(), "promstatus_up", { source: "bad" })).toBe(0);
   });
 
   it("stops promptly, aborting a poll in flight", async () => {
@@ -114,6 +114,6 @@ describe("Scheduler", () => {
     await scheduler.stop();
     expect(Date.now() - started).toBeLessThan(1000);
     // An aborted poll says nothing about the source: it is not recorded as a failure.
-    expect(samplesOf(store.exposition().plain.toString(), "promstatus_up")).toEqual([]);
+    expect(samplesOf(Buffer.concat(store.exposition().parts).toString(), "promstatus_up")).toEqual([]);
   });
 });
