@@ -59,6 +59,7 @@ export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): 
   }
   const spec = ENDPOINTS[endpoint];
   const parsed = spec.schema.safeParse(json);
+  json = undefined; // the validated copy holds only what is used: let the full answer go (peak memory)
   if (!parsed.success) return fail("invalid_payload", `unexpected answer: ${describeMismatch(parsed.error)}`);
   try {
     const samples = spec.convert(parsed.data, options);
