@@ -25,9 +25,15 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
 }
 
 /** Starts a process with its output in a log file; tracked so that it is always stopped. */
-export function startProcess(command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Managed {
+export function startProcess(
+  command: string,
+  args: string[],
+  logFile: string,
+  env?: NodeJS.ProcessEnv,
+  cwd?: string,
+): Managed {
   const out = openSync(logFile, "a");
-  const child = spawn(command, args, { stdio: ["ignore", out, out], env: env ?? process.env });
+  const child = spawn(command, args, { stdio: ["ignore", out, out], env: env ?? process.env, cwd });
   running.add(child);
   const exited = new Promise<number | null>((resolve) => {
     child.once("exit", (code) => {

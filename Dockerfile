@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# prometheus-status-exporter: multi-stage build on a Node.js LTS slim image.
+ARG NODE_VERSION=24
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ARG VERSION=dev
+LABEL org.opencontainers.image.title="prometheus-status-exporter" \
+      org.opencontainers.image.description="Polls the status APIs of Prometheus and Alertmanager and serves them as metrics" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENV NODE_ENV=production
+WORKDIR /app
+# Production dependencies only, exactly as locked; no install scripts run.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY config ./config
+# Runs as the image's unprivileged user and writes nothing: a read-only root filesystem works.
+USER node
+EXPOSE 9816
+ENTRYPOINT ["node", "dist/main.js"]
+CMD ["--config.file=/app/config/exporter.yml"]
