@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the real upstreams the tests run are here: prometheus, promtool and the Alertmanager
 # (Debian: prometheus-alertmanager), on PATH or named by PROMETHEUS_BIN, PROMTOOL_BIN, ALERTMANAGER_BIN,
-# and openssl for the TLS tests.
+# openssl for the TLS tests, and Go with sprig for the Helm chart test.
 # As root on Debian/Ubuntu it installs missing ones with apt-get; otherwise it stops with the command.
 set -euo pipefail
 
@@ -17,9 +17,13 @@ missing() {
   [ -n "$(find_bin PROMTOOL_BIN promtool)" ] || echo promtool
   [ -n "$(find_bin ALERTMANAGER_BIN prometheus-alertmanager alertmanager)" ] || echo alertmanager
   command -v openssl >/dev/null || echo openssl # the TLS tests make their certificates with it
+  # The chart test renders the Helm templates with Go's text/template and sprig.
+  command -v go >/dev/null || echo golang-go
+  [ -d /usr/share/gocode/src/github.com/Masterminds/sprig ] || echo golang-github-masterminds-sprig-dev
+  [ -d /usr/share/gocode/src/gopkg.in/yaml.v3 ] || echo golang-gopkg-yaml.v3-dev
 }
 
-INSTALL="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager openssl"
+INSTALL="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager openssl golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev"
 
 todo=$(missing)
 if [ -z "$todo" ]; then exit 0; fi
@@ -37,14 +41,15 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   trap '[ "$own_guard" = 1 ] && rm -f "$guard"' EXIT
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager openssl >/dev/null
+  apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager openssl golang-go \
+    golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev >/dev/null
   # Should a service have started anyway (e.g. systemd in the container), stop it: the tests pick their own ports.
   if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     systemctl stop prometheus prometheus-alertmanager prometheus-node-exporter 2>/dev/null || true
   fi
   todo=$(missing)
   if [ -n "$todo" ]; then echo "ensure-upstreams: still missing after apt-get: $(echo $todo)" >&2; exit 1; fi
-  echo "ensure-upstreams: installed prometheus, prometheus-alertmanager and openssl" >&2
+  echo "ensure-upstreams: installed the real upstreams and test tools" >&2
   exit 0
 fi
 
