@@ -5,13 +5,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { pino } from "pino";
 import type { SourceConfig } from "../src/config/types.js";
-import { createApp } from "../src/http/app.js";
-import { NO_WEB_CONFIG } from "../src/http/web-config.js";
 import { pollEndpoint } from "../src/poll/poll-endpoint.js";
-import { createProcessRegistry } from "../src/publish/process-metrics.js";
 import { SourceStore } from "../src/publish/store.js";
+import { appServing } from "../test/helpers/app.js";
+import { sourceConfig } from "../test/helpers/config.js";
 import { parseExposition } from "../test/helpers/exposition.js";
 
 const { values } = parseArgs({
@@ -70,20 +68,8 @@ const upstream: Server = createServer((req, res) => {
 const listen = (s: Server) =>
   new Promise<number>((resolve) => s.listen(0, "127.0.0.1", () => resolve((s.address() as AddressInfo).port)));
 
-function source(name: string, kind: SourceConfig["kind"], url: string): SourceConfig {
-  return {
-    name,
-    kind,
-    url,
-    labels: {},
-    schedule: "* * * * * *",
-    timeoutMs: 5000,
-    maxResponseBytes: 64 * 2 ** 20,
-    tsdb: { enabled: false, limit: undefined },
-    targets: { enabled: true, perTarget: true },
-    http: { headers: {}, tls: { insecureSkipVerify: false } },
-  };
-}
+const source = (name: string, kind: SourceConfig["kind"], url: string) =>
+  sourceConfig({ name, kind, url, timeoutMs: 5000, tsdb: { enabled: false, limit: undefined } });
 
 function memory() {
   (globalThis as { gc?: () => void }).gc?.();
@@ -97,17 +83,7 @@ async function main(): Promise<void> {
   const prom = source("soak-prometheus", "prometheus", url);
   const am = source("soak-alertmanager", "alertmanager", url);
   const store = new SourceStore([prom, am]);
-  const app = createApp({
-    log: pino({ level: "silent" }),
-    telemetryPath: "/metrics",
-    processRegistry: createProcessRegistry("soak"),
-    sourcesExposition: () => store.exposition(),
-    isReady: () => true,
-    reload: async () => undefined,
-    landing: () => ({ version: "soak", telemetryPath: "/metrics", sources: [] }),
-    webConfig: () => NO_WEB_CONFIG,
-  });
-  const server = createServer(app);
+  const server = createServer(appServing(() => store.exposition()));
   const metricsUrl = `http://127.0.0.1:${await listen(server)}/metrics`;
 
   const problems: string[] = [];

@@ -2,16 +2,14 @@ import { writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConfigError } from "../../src/config/config-error.js";
-import { createApp } from "../../src/http/app.js";
 import { createServer, listen } from "../../src/http/server.js";
 import { loadWebConfig, type WebConfig } from "../../src/http/web-config.js";
-import { createProcessRegistry } from "../../src/publish/process-metrics.js";
 import { makeCerts, type TestCerts } from "../harness/certs.js";
 import { httpGet } from "../harness/http-get.js";
 import { tempDir } from "../harness/processes.js";
+import { appServing } from "../helpers/app.js";
 
 let dir: ReturnType<typeof tempDir>;
 let certs: TestCerts;
@@ -37,16 +35,7 @@ async function load(yaml: string): Promise<WebConfig> {
 
 async function serveWith(yaml: string): Promise<string> {
   const web = await load(yaml);
-  const app = createApp({
-    log: pino({ level: "silent" }),
-    telemetryPath: "/metrics",
-    processRegistry: createProcessRegistry("t"),
-    sourcesExposition: () => ({ parts: [], length: 0, gzip: undefined }),
-    isReady: () => true,
-    reload: async () => undefined,
-    landing: () => ({ version: "t", telemetryPath: "/metrics", sources: [] }),
-    webConfig: () => web,
-  });
+  const app = appServing(() => ({ parts: [], length: 0, gzip: undefined }), { webConfig: () => web });
   const server = createServer(app, web.tls);
   servers.push(server);
   await listen(server, 0, "127.0.0.1");

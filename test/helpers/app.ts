@@ -1,0 +1,20 @@
+import { pino } from "pino";
+import { type AppDeps, createApp } from "../../src/http/app.js";
+import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
+import { createProcessRegistry } from "../../src/publish/process-metrics.js";
+import type { Exposition } from "../../src/publish/store.js";
+
+/** The exporter's HTTP app serving a given exposition, everything else at its plainest. */
+export function appServing(exposition: () => Exposition, overrides: Partial<AppDeps> = {}) {
+  return createApp({
+    log: pino({ level: "silent" }),
+    telemetryPath: "/metrics",
+    processRegistry: createProcessRegistry("test"),
+    sourcesExposition: exposition,
+    isReady: () => true,
+    reload: async () => undefined,
+    landing: () => ({ version: "test", telemetryPath: "/metrics", sources: [] }),
+    webConfig: () => NO_WEB_CONFIG,
+    ...overrides,
+  });
+}
