@@ -28,6 +28,15 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   app.disable("etag");
   app.use(clientCertCheck(() => deps.webConfig().tls?.clientAuthType));
+  // Health and readiness say nothing worth protecting, and Kubernetes probes carry no credentials:
+  // they answer without basic auth (unlike exporter-toolkit, which guards every path). TLS still applies.
+  app.get("/-/healthy", (_req, res) => {
+    res.type("text/plain").send("Healthy.\n");
+  });
+  app.get("/-/ready", (_req, res) => {
+    if (deps.isReady()) res.type("text/plain").send("Ready.\n");
+    else res.status(503).type("text/plain").send("Not ready: waiting for the first poll of every source.\n");
+  });
   app.use(basicAuth(() => deps.webConfig().users));
 
   app.get(deps.telemetryPath, async (req, res, next) => {
@@ -58,13 +67,6 @@ export function createApp(deps: AppDeps): Express {
     } catch (err) {
       next(err);
     }
-  });
-  app.get("/-/healthy", (_req, res) => {
-    res.type("text/plain").send("Healthy.\n");
-  });
-  app.get("/-/ready", (_req, res) => {
-    if (deps.isReady()) res.type("text/plain").send("Ready.\n");
-    else res.status(503).type("text/plain").send("Not ready: waiting for the first poll of every source.\n");
   });
   app.post("/-/reload", async (_req, res, next) => {
     try {
