@@ -13,7 +13,7 @@ const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import
 
 // A worker's heap grows to hold a large answer while it is parsed and is not given back to the OS
 // afterwards; an idle worker is therefore ended, which frees its whole heap. Polls are seconds apart,
-// so the restart (a few ms) is cheap next to keeping hundreds of MB.
+// so the restart (tens of ms of CPU) is cheap next to keeping hundreds of MB.
 const IDLE_EXIT_MS = 1000;
 
 function startWorker(): Worker {
