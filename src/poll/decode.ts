@@ -67,7 +67,7 @@ export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): 
     const families: RenderedFamilies = [];
     const blocks = new Map();
     for (const [name, list] of samples.families) {
-      families.push([name, Buffer.from(renderSamples(name, options.labelPrefix, list, blocks))]);
+      families.push([name, renderSamples(name, options.labelPrefix, list, blocks)]);
     }
     return { ok: true, families, series: samples.size, hints: spec.learn?.(parsed.data) ?? {} };
   } catch (error) {

@@ -26,27 +26,45 @@ export function labelPrefix(labels: Labels): string {
 }
 
 /**
- * Sample lines of one family, each with the source's prefix before its own labels. Samples that
- * share a labels object (a target's up, duration and last scrape) share one rendered label block
- * through `blocks`. Lines are joined once: building one string by `+=` was 6x slower at 300k lines.
+ * Sample lines of one family, UTF-8, each with the source's prefix before its own labels. Samples
+ * that share a labels object (a target's up, duration and last scrape) share one rendered label block
+ * through `blocks`. Lines are written straight into one buffer: building a string first and encoding
+ * it was 2-3x slower at 300k lines, and left 40 MB of garbage.
  */
 export function renderSamples(
   name: string,
   prefix: string,
   samples: readonly Sample[],
-  blocks: Map<Labels, string> = new Map(),
-): string {
-  const lines = new Array<string>(samples.length);
+  blocks: Map<Labels, Buffer> = new Map(),
+): Buffer {
+  const nameBytes = Buffer.from(name);
+  const lineBlocks = new Array<Buffer>(samples.length);
+  const values = new Array<string>(samples.length);
+  let total = 0;
   for (let i = 0; i < samples.length; i++) {
     const { labels, value } = samples[i] as Sample;
     let block = blocks.get(labels);
     if (block === undefined) {
-      block = labelBlock(prefix, labels);
+      block = Buffer.from(labelBlock(prefix, labels));
       blocks.set(labels, block);
     }
-    lines[i] = `${name}${block} ${formatValue(value)}\n`;
+    lineBlocks[i] = block;
+    values[i] = formatValue(value);
+    total += nameBytes.length + block.length + (values[i] as string).length + 2;
   }
-  return lines.join("");
+  const out = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const block = lineBlocks[i] as Buffer;
+    out.set(nameBytes, offset);
+    offset += nameBytes.length;
+    out.set(block, offset);
+    offset += block.length;
+    out[offset++] = 0x20; // space
+    offset += out.write(values[i] as string, offset, "latin1"); // numbers are ASCII
+    out[offset++] = 0x0a; // newline
+  }
+  return out;
 }
 
 function labelBlock(prefix: string, labels: Labels): string {

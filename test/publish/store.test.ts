@@ -18,7 +18,7 @@ const ok = (samples: SampleSet, config = A, finishedAt = 1000): PollOutcome => (
   ok: true,
   families: [...samples.families].map(([name, list]) => [
     name,
-    Buffer.from(renderSamples(name, labelPrefix({ source: config.name, ...config.labels }), list)),
+    renderSamples(name, labelPrefix({ source: config.name, ...config.labels }), list),
   ]),
   series: samples.size,
   durationSeconds: 0.25,
