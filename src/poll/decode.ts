@@ -32,6 +32,16 @@ export type DecodeResult =
 const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: false, reason, message });
 
 /**
+ * Output chunk size for gunzip: the size the gzip trailer announces (ISIZE, the last 4 bytes), so the
+ * answer comes out in one piece instead of 16 KiB pieces joined by another full copy. The trailer is
+ * only a hint (it is wrong for multi-member streams); the cap and zlib keep the result correct.
+ */
+function outputChunkSize(gz: Buffer, maxBytes: number): number {
+  const announced = gz.length >= 4 ? gz.readUInt32LE(gz.length - 4) : 0;
+  return Math.max(64 * 1024, Math.min(announced + 1, maxBytes + 1, 512 * 2 ** 20));
+}
+
+/**
  * Turns an answer's bytes into rendered series: decompress (capped), parse, validate, convert,
  * render. CPU only, no I/O, so it can run in a worker thread.
  */
@@ -41,8 +51,10 @@ export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): 
     if (encoding !== "gzip" && encoding !== "x-gzip")
       return fail("invalid_json", `unsupported content-encoding "${encoding}"`);
     try {
-      // Larger output chunks than zlib's 16 KiB default: fewer pieces to join (about 15% faster here).
-      bytes = gunzipSync(bytes, { maxOutputLength: options.maxBytes, chunkSize: 256 * 1024 });
+      bytes = gunzipSync(bytes, {
+        maxOutputLength: options.maxBytes,
+        chunkSize: outputChunkSize(bytes, options.maxBytes),
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
         return fail("too_large", `answer larger than ${options.maxBytes} bytes after decompression`);
