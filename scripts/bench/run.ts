@@ -8,7 +8,7 @@ import { parseArgs, promisify } from "node:util";
 const { values } = parseArgs({
   options: {
     sizes: { type: "string", default: "1000,10000,50000,100000" },
-    seconds: { type: "string", default: "5" },
+    seconds: { type: "string", default: "10" },
     out: { type: "string", default: "docs/benchmark.md" },
   },
 });
