@@ -62,12 +62,6 @@ export class DecodePool {
     });
   }
 
-  /** Stops the workers; jobs in flight fail. */
-  async close(): Promise<void> {
-    const slots = this.slots.splice(0);
-    await Promise.all(slots.map((s) => s.worker.terminate()));
-  }
-
   private retire(slot: Slot): void {
     if (slot.pending.size > 0) return;
     const i = this.slots.indexOf(slot);
