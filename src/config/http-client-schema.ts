@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { typeError } from "./messages.js";
 
 // How a source is reached: the keys and meaning of Prometheus's http_config, so operators can paste.
 
@@ -6,7 +7,7 @@ const nonEmpty = z.string().min(1, { error: "must not be empty" });
 
 const basicAuth = z
   .strictObject({
-    username: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
+    username: z.string({ error: typeError("must be a string") }),
     password: z.string().optional(),
     password_file: nonEmpty.optional(),
   })

@@ -3,13 +3,10 @@ import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { httpClientFields } from "./http-client-schema.js";
 import { LABEL_NAME, RESERVED_LABELS } from "./labels.js";
+import { typeError } from "./messages.js";
 import { parseSize } from "./size.js";
 
 // The config file's schema: strict objects (unknown keys are errors), one message per rule.
-
-/** "is required" when the key is missing, `wrong` when it has another type. */
-const typeError = (wrong: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? "is required" : wrong;
 
 const duration = z
   .string({ error: typeError("must be a duration such as 500ms, 10s or 1m") })

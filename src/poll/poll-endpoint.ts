@@ -1,5 +1,5 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
-import { labelPrefix } from "../publish/text-format.js";
+import { sourceLabelPrefix } from "../publish/text-format.js";
 import { fetchBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
 import type { RenderedFamilies } from "./decode.js";
@@ -38,7 +38,7 @@ export async function pollEndpoint(
       options: {
         perTarget: source.targets.perTarget,
         limit: source.tsdb.limit,
-        labelPrefix: labelPrefix({ source: source.name, ...source.labels }),
+        labelPrefix: sourceLabelPrefix(source),
         maxBytes: source.maxResponseBytes,
       },
     });

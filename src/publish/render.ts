@@ -1,20 +1,26 @@
 import { POLL, SOURCE_FAMILIES } from "../convert/families.js";
 import type { Sample } from "../convert/samples.js";
 import type { SourceState } from "./source-state.js";
-import { familyHeader, labelPrefix, renderSamples } from "./text-format.js";
+import { familyHeader, renderSamples, sourceLabelPrefix } from "./text-format.js";
 
 /**
  * The exposition of every source: each family's HELP and TYPE, then its lines from every source.
  * Series were rendered when their poll finished; this only strings the pieces together, and a
  * series absent from the current state is simply not there: staleness is handled by construction.
  */
+// The HELP and TYPE lines never change: encoded once.
+const HEADERS: readonly [name: string, header: Buffer][] = SOURCE_FAMILIES.map((f) => [
+  f.name,
+  Buffer.from(familyHeader(f)),
+]);
+
 export function assembleExposition(sources: Iterable<SourceState>): Uint8Array[] {
   const chunks = new Map<string, Uint8Array[]>(SOURCE_FAMILIES.map((f) => [f.name, []]));
-  const add = (name: string, chunk: Uint8Array | string) => {
-    if (chunk.length > 0) chunks.get(name)?.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  const add = (name: string, chunk: Uint8Array) => {
+    if (chunk.length > 0) chunks.get(name)?.push(chunk);
   };
   for (const { config, endpoints } of sources) {
-    const prefix = labelPrefix({ source: config.name, ...config.labels });
+    const prefix = sourceLabelPrefix(config);
     const poll = new Map<string, Sample[]>(Object.values(POLL).map((f) => [f.name, []]));
     for (const [endpoint, state] of endpoints) {
       poll.get(POLL.up.name)?.push({ labels: { endpoint }, value: state.up });
@@ -31,6 +37,6 @@ export function assembleExposition(sources: Iterable<SourceState>): Uint8Array[]
   }
   // Kept as pieces: concatenating would copy every byte again (43 MB at 100k targets) on the event loop.
   const parts: Uint8Array[] = [];
-  for (const def of SOURCE_FAMILIES) parts.push(Buffer.from(familyHeader(def)), ...(chunks.get(def.name) ?? []));
+  for (const [name, header] of HEADERS) parts.push(header, ...(chunks.get(name) ?? []));
   return parts;
 }

@@ -73,6 +73,11 @@ function labelBlock(prefix: string, labels: Labels): string {
   return out ? `{${out}}` : "";
 }
 
+/** The labels every series of a source carries: `source` and the source's static labels. */
+export function sourceLabelPrefix(source: { name: string; labels: Labels }): string {
+  return labelPrefix({ source: source.name, ...source.labels });
+}
+
 /** The HELP and TYPE lines of a family. */
 export function familyHeader(def: FamilyDef): string {
   const help = def.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");

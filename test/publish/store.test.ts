@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SampleSet } from "../../src/convert/samples.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
 import { SourceStore } from "../../src/publish/store.js";
-import { labelPrefix, renderSamples } from "../../src/publish/text-format.js";
+import { renderSamples, sourceLabelPrefix } from "../../src/publish/text-format.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 import { waitFor } from "../harness/processes.js";
 import { sourceConfig } from "../helpers/config.js";
@@ -16,10 +16,7 @@ const B = sourceConfig({ name: "b", labels: { zone: "z" } });
 /** A successful outcome, rendered as the poller renders it for `config`. */
 const ok = (samples: SampleSet, config = A, finishedAt = 1000): PollOutcome => ({
   ok: true,
-  families: [...samples.families].map(([name, list]) => [
-    name,
-    renderSamples(name, labelPrefix({ source: config.name, ...config.labels }), list),
-  ]),
+  families: [...samples.families].map(([name, list]) => [name, renderSamples(name, sourceLabelPrefix(config), list)]),
   series: samples.size,
   durationSeconds: 0.25,
   finishedAt,
