@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
+import { ownMemory, transferList } from "./transferable.js";
 
 // Tiny answers (an Alertmanager status) are decoded inline: a worker round trip costs more. The limit
 // is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
@@ -50,15 +51,12 @@ export class DecodePool {
     const slot = this.pick();
     const id = this.nextId++;
     this.offloaded++;
-    // Transfer the body when it owns its memory; a slice of a shared pool must be copied.
-    const body = job.body;
-    const owns = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-    const sent = owns ? body : new Uint8Array(body);
+    const sent = ownMemory(job.body);
     return new Promise((resolve) => {
       clearTimeout(slot.idleTimer);
       slot.pending.set(id, { resolve });
       slot.worker.ref();
-      slot.worker.postMessage({ id, job: { ...job, body: sent } }, [sent.buffer as ArrayBuffer]);
+      slot.worker.postMessage({ id, job: { ...job, body: sent } }, transferList([sent]));
     });
   }
 
@@ -94,7 +92,7 @@ export class DecodePool {
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots.splice(i, 1);
     };
-    worker.on("error", (err) => fail(`decoder failed: ${err.message}`));
+    worker.on("error", (err) => fail(`decoder failed: ${err.name}: ${err.message || "(no message)"}`));
     worker.on("exit", (code) => fail(`decoder exited with code ${code}`));
     this.slots.push(slot);
     return slot;

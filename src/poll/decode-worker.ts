@@ -1,10 +1,25 @@
 import { parentPort } from "node:worker_threads";
-import { type DecodeJob, decodeAnswer } from "./decode.js";
+import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
+import { ownMemory, transferList } from "./transferable.js";
 
 // Worker thread entry: decodes answers off the main event loop, so a 76 MB JSON.parse never stalls
-// scrapes. Result buffers are transferred back, not copied.
+// scrapes. Result buffers are moved back, not copied; small ones from Node's shared pool are copied
+// into memory of their own first (a newer Node.js refuses to transfer the pool).
 parentPort?.on("message", ({ id, job }: { id: number; job: DecodeJob }) => {
-  const result = decodeAnswer(job);
-  const transfer = result.ok ? result.families.map(([, lines]) => lines.buffer as ArrayBuffer) : [];
-  parentPort?.postMessage({ id, result }, transfer);
+  let result: DecodeResult;
+  try {
+    result = decodeAnswer(job);
+    if (result.ok) result.families = result.families.map(([name, lines]) => [name, ownMemory(lines)]);
+  } catch (error) {
+    // decodeAnswer reports what it expects; anything else must still answer this job, not kill the worker.
+    result = { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` };
+  }
+  try {
+    parentPort?.postMessage({ id, result }, result.ok ? transferList(result.families.map(([, l]) => l)) : []);
+  } catch (error) {
+    parentPort?.postMessage({
+      id,
+      result: { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` },
+    });
+  }
 });

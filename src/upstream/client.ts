@@ -1,4 +1,5 @@
-import got, { type RequestError } from "got";
+import { setTimeout as sleep } from "node:timers/promises";
+import got, { HTTPError, type RequestError } from "got";
 import type { HttpClientConfig } from "../config/types.js";
 import { requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
@@ -23,53 +24,81 @@ export interface FetchedBody {
   encoding: string | undefined;
 }
 
-const RETRY_LIMIT = 2;
-const RETRY_BACKOFF_LIMIT_MS = 1000;
+const ATTEMPTS = 3;
+const BACKOFF_LIMIT_MS = 1000;
+// got's defaults for what is worth another try (its retry documentation).
+const RETRY_CODES = new Set([
+  "ECONNRESET",
+  "EADDRINUSE",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ENOTFOUND",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+const RETRY_STATUSES = new Set([408, 413, 429, 500, 502, 503, 504, 521, 522, 524]);
 
+// Retries are ours, not got's: on Node.js 24.20+ and 26.7+ got 14 ends a retried refused connection
+// after one attempt with ERR_SOCKET_CLOSED_BEFORE_CONNECTION while its retry still runs in the
+// background (sindresorhus/got#2469, fixed only in got 16, which needs a newer Node.js than ours).
 const http = got.extend({
   headers: { "accept-encoding": "gzip", accept: "application/json", "user-agent": "prometheus-status-exporter" },
   decompress: false,
-  retry: { limit: RETRY_LIMIT, methods: ["GET"], backoffLimit: RETRY_BACKOFF_LIMIT_MS },
+  retry: { limit: 0 },
 });
 
 /**
- * GETs a URL and returns the raw answer. Every failure becomes a PollError whose reason says what
- * went wrong; when the budget runs out during a retry, the last attempt's own failure is reported.
+ * GETs a URL and returns the raw answer, trying again after a transient failure while the budget
+ * lasts. Every failure becomes a PollError whose reason says what went wrong; when the budget runs
+ * out during a retry, the last attempt's own failure is reported.
  */
 export async function fetchBody(url: string, options: FetchOptions): Promise<FetchedBody> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  let lastFailure: RequestError | undefined;
-  let tooLarge = false;
   const auth = options.http ? await requestAuth(options.http) : undefined;
-  try {
-    const request = http.get(url, {
-      headers: auth?.headers,
-      https: auth?.https,
-      agent: options.http?.proxyUrl ? proxyAgents(options.http.proxyUrl) : undefined,
-      searchParams: options.searchParams,
-      responseType: "buffer",
-      timeout: { request: options.timeoutMs },
-      signal,
-      hooks: {
-        beforeRetry: [
-          (error) => {
-            lastFailure = error;
-          },
-        ],
-      },
-    });
-    request.on("downloadProgress", ({ transferred }) => {
-      if (transferred > options.maxBytes && !tooLarge) {
-        tooLarge = true;
-        request.cancel();
-      }
-    });
-    const response = await request;
-    return { body: response.body, encoding: response.headers["content-encoding"] };
-  } catch (error) {
-    if (tooLarge) throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes`);
-    if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
-    throw classifyError(deadline.aborted && lastFailure ? lastFailure : error);
+  let lastFailure: unknown;
+  for (let attempt = 1; ; attempt++) {
+    let tooLarge = false;
+    try {
+      const request = http.get(url, {
+        headers: auth?.headers,
+        https: auth?.https,
+        agent: options.http?.proxyUrl ? proxyAgents(options.http.proxyUrl) : undefined,
+        searchParams: options.searchParams,
+        responseType: "buffer",
+        timeout: { request: options.timeoutMs },
+        signal,
+      });
+      request.on("downloadProgress", ({ transferred }) => {
+        if (transferred > options.maxBytes && !tooLarge) {
+          tooLarge = true;
+          request.cancel();
+        }
+      });
+      const response = await request;
+      return { body: response.body, encoding: response.headers["content-encoding"] };
+    } catch (error) {
+      if (tooLarge) throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes`);
+      if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
+      if (deadline.aborted) throw classifyError(lastFailure ?? error, options.maxBytes);
+      if (attempt >= ATTEMPTS || !retryable(error)) throw classifyError(error, options.maxBytes);
+      lastFailure = error;
+    }
+    try {
+      await sleep(backoffMs(attempt), undefined, { signal });
+    } catch {
+      if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
+      throw classifyError(lastFailure, options.maxBytes);
+    }
   }
+}
+
+function retryable(error: unknown): boolean {
+  if (error instanceof HTTPError) return RETRY_STATUSES.has(error.response.statusCode);
+  return RETRY_CODES.has((error as RequestError).code ?? "");
+}
+
+/** got's backoff: 1 s × 2^(attempt-1) plus up to 100 ms of jitter, capped. */
+function backoffMs(attempt: number): number {
+  return Math.min(1000 * 2 ** (attempt - 1) + Math.random() * 100, BACKOFF_LIMIT_MS);
 }

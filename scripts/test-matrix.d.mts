@@ -1,0 +1,2 @@
+export function runtimeMajors(): number[];
+export function dockerfileNodeMajor(): number;
