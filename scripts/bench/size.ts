@@ -72,7 +72,7 @@ function source(url: string, overrides: Partial<SourceConfig> = {}): SourceConfi
     timeoutMs: 120_000,
     maxResponseBytes: 256 * 2 ** 20,
     tsdb: { enabled: true, limit: Number(values.limit) },
-    targets: { enabled: true, perTarget: true },
+    targets: { enabled: true, perTarget: true, labels: [] },
     http: { headers: {}, tls: { insecureSkipVerify: false } },
     ...overrides,
   };

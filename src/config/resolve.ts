@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { DEFAULTS } from "./defaults.js";
 import { parseDuration } from "./duration.js";
+import { servedLabelName } from "./labels.js";
 import type { RawConfig, RawSource } from "./schema.js";
 import { parseSize } from "./size.js";
 import type { ExporterConfig, HttpClientConfig, SourceConfig } from "./types.js";
@@ -27,6 +28,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
       targets: {
         enabled: prometheus?.targets?.enabled ?? DEFAULTS.targets.enabled,
         perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
+        labels: (prometheus?.targets?.labels ?? []).map((from) => ({ from, to: servedLabelName(from) })),
       },
       http: resolveHttp(s, baseDir),
     };

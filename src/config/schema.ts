@@ -2,9 +2,12 @@ import { validateDetailed } from "node-cron";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { httpClientFields } from "./http-client-schema.js";
-import { LABEL_NAME, RESERVED_LABELS } from "./labels.js";
+import { LABEL_NAME, RESERVED_LABELS, servedLabelName } from "./labels.js";
 import { typeError } from "./messages.js";
 import { parseSize } from "./size.js";
+
+/** The largest tsdb `limit` every Prometheus accepts. */
+export const TSDB_LIMIT_MAX = 10_000;
 
 // The config file's schema: strict objects (unknown keys are errors), one message per rule.
 
@@ -57,6 +60,20 @@ const labelName = z.string().superRefine((name, ctx) => {
     ctx.addIssue({ code: "custom", message: `label name "${name}" is used by the exporter's own series` });
 });
 
+// Any target label name, Prometheus 3.x's UTF-8 names included; it is served under `servedLabelName`.
+const targetLabelName = z
+  .string({ error: typeError("must be a label name string") })
+  .min(1, { error: "must not be empty" })
+  .superRefine((name, ctx) => {
+    const as = servedLabelName(name);
+    if (name.startsWith("__"))
+      ctx.addIssue({ code: "custom", message: `label name "${name}" is internal to Prometheus (starts with __)` });
+    else if (["scrape_pool", "job", "instance"].includes(as))
+      ctx.addIssue({ code: "custom", message: `"${as}" is already on every per-target series` });
+    else if (RESERVED_LABELS.has(as))
+      ctx.addIssue({ code: "custom", message: `label name "${as}" is used by the exporter's own series` });
+  });
+
 const staticLabels = z.record(labelName, z.string({ error: "label values must be strings" }));
 
 const common = {
@@ -80,12 +97,38 @@ const prometheusSource = z
     tsdb: z
       .strictObject({
         enabled: z.boolean().optional(),
-        limit: z.number().int({ error: "must be a whole number" }).positive({ error: "must be at least 1" }).optional(),
+        limit: z
+          .number()
+          .int({ error: "must be a whole number" })
+          .positive({ error: "must be at least 1" })
+          // Prometheus 3.9+ refuses more (web/api/v1/api.go, maxTSDBLimit) with bad_data.
+          .max(TSDB_LIMIT_MAX, { error: `must be at most ${TSDB_LIMIT_MAX} (Prometheus 3.9+ refuses more)` })
+          .optional(),
       })
       .optional(),
-    targets: z.strictObject({ enabled: z.boolean().optional(), per_target: z.boolean().optional() }).optional(),
+    targets: z
+      .strictObject({
+        enabled: z.boolean().optional(),
+        per_target: z.boolean().optional(),
+        labels: z.array(targetLabelName, { error: typeError("must be a list of target label names") }).optional(),
+      })
+      .optional(),
   })
-  .refine(oneAuthMethod, oneAuthMessage);
+  .refine(oneAuthMethod, oneAuthMessage)
+  .superRefine((s, ctx) => {
+    // Copied target labels sit beside the static labels on the same series: no name twice.
+    const served = new Map<string, string>();
+    (s.targets?.labels ?? []).forEach((name, i) => {
+      const as = servedLabelName(name);
+      const path = ["targets", "labels", i];
+      const clash = served.get(as);
+      if (clash !== undefined)
+        ctx.addIssue({ code: "custom", path, message: `"${name}" and "${clash}" are both served as "${as}"` });
+      else if (s.labels && as in s.labels)
+        ctx.addIssue({ code: "custom", path, message: `"${as}" is also a static label of this source` });
+      served.set(as, name);
+    });
+  });
 
 const alertmanagerSource = z
   .strictObject({ ...common, kind: z.literal("alertmanager") })

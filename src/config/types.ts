@@ -19,7 +19,8 @@ export interface SourceConfig {
   /** Cap on an answer's size, counted after decompression. */
   maxResponseBytes: number;
   tsdb: { enabled: boolean; limit: number | undefined };
-  targets: { enabled: boolean; perTarget: boolean };
+  /** `labels`: target labels added to the per-target series (`to` is the name served). */
+  targets: { enabled: boolean; perTarget: boolean; labels: { from: string; to: string }[] };
   http: HttpClientConfig;
 }
 

@@ -50,6 +50,14 @@ export const TSDB = {
     "label_name",
     "label_value",
   ]),
+  headLabelPairs: family(
+    "promstatus_tsdb_head_label_pairs",
+    "Distinct label name/value pairs in the TSDB head (headStats.numLabelPairs); absent where not reported.",
+  ),
+  agentMode: family(
+    "promstatus_prometheus_agent_mode",
+    "1 if the Prometheus runs in agent mode (it has no TSDB status to report), else 0.",
+  ),
 } as const;
 
 const TARGET_LABELS = ["scrape_pool", "job", "instance"] as const;
@@ -66,8 +74,28 @@ export const TARGETS = {
     "Unix time of the target's last scrape; absent for a target never scraped.",
     TARGET_LABELS,
   ),
+  scrapeInterval: family(
+    "promstatus_target_scrape_interval_seconds",
+    "The target's scrape interval; absent where the server does not report it (before 2.30).",
+    TARGET_LABELS,
+  ),
+  scrapeTimeout: family(
+    "promstatus_target_scrape_timeout_seconds",
+    "The target's scrape timeout; absent where the server does not report it (before 2.30).",
+    TARGET_LABELS,
+  ),
+  collisions: family(
+    "promstatus_target_collisions",
+    "Active targets merged into another target's series because they share all per-target labels.",
+    ["scrape_pool"],
+  ),
   count: family("promstatus_targets", "Active targets per scrape pool and health.", ["scrape_pool", "health"]),
-  dropped: family("promstatus_targets_dropped", "Targets dropped by relabelling."),
+  downByReason: family(
+    "promstatus_targets_down_by_reason",
+    "Down targets per scrape pool by the class of their last scrape error.",
+    ["scrape_pool", "reason"],
+  ),
+  dropped: family("promstatus_targets_dropped", "Targets dropped by relabelling, per scrape pool.", ["scrape_pool"]),
 } as const;
 
 export const ALERTMANAGER = {

@@ -1,39 +1,166 @@
-import type { TargetsResponse } from "../upstream/payloads.js";
+import { parseDuration } from "../config/duration.js";
+import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { TARGETS } from "./families.js";
+import type { Labels } from "./samples.js";
 import { SampleSet } from "./samples.js";
+import { classifyScrapeError, DOWN_REASONS } from "./scrape-error-reason.js";
 import { rfc3339Seconds } from "./time.js";
 
 /** Health values Prometheus reports; each pool gets a count for all of them, zeros included. */
 export const TARGET_HEALTHS = ["up", "down", "unknown"] as const;
 
-/** Samples for a `/api/v1/targets` answer; `perTarget: false` keeps only the counts. */
-export function convertTargets(payload: TargetsResponse, perTarget: boolean): SampleSet {
-  const out = new SampleSet();
-  const counts = new Map<string, Map<string, number>>();
-  for (const target of payload.data.activeTargets) {
-    const pool = target.scrapePool;
-    let byHealth = counts.get(pool);
-    if (!byHealth) {
-      byHealth = new Map(TARGET_HEALTHS.map((h) => [h, 0]));
-      counts.set(pool, byHealth);
-    }
-    byHealth.set(target.health, (byHealth.get(target.health) ?? 0) + 1);
-    if (!perTarget) continue;
+/** A target label copied onto the per-target series: `from` in the answer, `to` in the output. */
+export interface TargetLabel {
+  from: string;
+  to: string;
+}
 
-    const labels = { scrape_pool: pool, job: target.labels.job, instance: target.labels.instance };
-    out.add(TARGETS.up.name, labels, target.health === "up" ? 1 : 0);
-    if (target.lastScrapeDuration !== undefined)
-      out.add(TARGETS.scrapeDuration.name, labels, target.lastScrapeDuration);
-    const last = rfc3339Seconds(target.lastScrape);
-    if (last !== undefined) out.add(TARGETS.lastScrape.name, labels, last);
+export interface TargetsOptions {
+  perTarget: boolean;
+  /** Labels added to the per-target series after scrape_pool, job and instance. */
+  extraLabels: readonly TargetLabel[];
+}
+
+/** One per-target series; targets that share every per-target label are merged into one. */
+interface TargetSeries {
+  labels: Labels;
+  up: number;
+  duration: number | undefined;
+  lastScrape: number | undefined;
+  interval: number | undefined;
+  timeout: number | undefined;
+}
+
+interface PoolSummary {
+  byHealth: Map<string, number>;
+  downBy: Map<string, number>;
+  collisions: number;
+}
+
+/**
+ * Samples for a `/api/v1/targets` answer; `perTarget: false` keeps only the per-pool figures.
+ *
+ * Never two series with one name and label set: targets of a pool that agree on every per-target
+ * label merge (up is the lowest, so a down target is never hidden; scrape duration the largest;
+ * last scrape the oldest; interval and timeout the smallest) and are counted as collisions.
+ */
+export function convertTargets(payload: TargetsResponse, options: TargetsOptions): SampleSet {
+  const out = new SampleSet();
+  const pools = new Map<string, PoolSummary>();
+  const series = new Map<string, TargetSeries>();
+  for (const target of payload.data.activeTargets) {
+    const pool = poolSummary(pools, target.scrapePool);
+    pool.byHealth.set(target.health, (pool.byHealth.get(target.health) ?? 0) + 1);
+    if (target.health === "down") {
+      const reason = classifyScrapeError(target.lastError);
+      pool.downBy.set(reason, (pool.downBy.get(reason) ?? 0) + 1);
+    }
+    if (!options.perTarget) continue;
+    const labels = targetLabels(target, options.extraLabels);
+    const key = JSON.stringify(Object.values(labels));
+    const next = targetSeries(target, labels);
+    const seen = series.get(key);
+    if (seen) {
+      merge(seen, next);
+      pool.collisions++;
+    } else series.set(key, next);
   }
-  for (const [pool, byHealth] of counts) {
-    for (const [health, n] of byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
+
+  for (const s of series.values()) {
+    out.add(TARGETS.up.name, s.labels, s.up);
+    if (s.duration !== undefined) out.add(TARGETS.scrapeDuration.name, s.labels, s.duration);
+    if (s.lastScrape !== undefined) out.add(TARGETS.lastScrape.name, s.labels, s.lastScrape);
+    if (s.interval !== undefined) out.add(TARGETS.scrapeInterval.name, s.labels, s.interval);
+    if (s.timeout !== undefined) out.add(TARGETS.scrapeTimeout.name, s.labels, s.timeout);
   }
-  const { droppedTargets, droppedTargetCounts } = payload.data;
-  const dropped = droppedTargetCounts
-    ? Object.values(droppedTargetCounts).reduce((n, c) => n + c, 0)
-    : droppedTargets.length;
-  out.add(TARGETS.dropped.name, {}, dropped);
+  for (const [pool, summary] of pools) {
+    for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
+    for (const [reason, n] of summary.downBy) out.add(TARGETS.downByReason.name, { scrape_pool: pool, reason }, n);
+    if (options.perTarget) out.add(TARGETS.collisions.name, { scrape_pool: pool }, summary.collisions);
+  }
+  for (const [pool, n] of droppedPerPool(payload, pools.keys())) {
+    out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
+  }
   return out;
+}
+
+function poolSummary(pools: Map<string, PoolSummary>, name: string): PoolSummary {
+  let pool = pools.get(name);
+  if (!pool) {
+    pool = {
+      byHealth: new Map(TARGET_HEALTHS.map((h) => [h, 0])),
+      downBy: new Map(DOWN_REASONS.map((r) => [r, 0])),
+      collisions: 0,
+    };
+    pools.set(name, pool);
+  }
+  return pool;
+}
+
+function targetLabels(target: ActiveTarget, extra: readonly TargetLabel[]): Labels {
+  const labels: Labels = {
+    scrape_pool: target.scrapePool,
+    job: target.labels.job ?? "",
+    instance: target.labels.instance ?? "",
+  };
+  for (const { from, to } of extra) labels[to] = target.labels[from] ?? "";
+  return labels;
+}
+
+function targetSeries(target: ActiveTarget, labels: Labels): TargetSeries {
+  return {
+    labels,
+    up: target.health === "up" ? 1 : 0,
+    duration: target.lastScrapeDuration,
+    lastScrape: rfc3339Seconds(target.lastScrape),
+    interval: durationSeconds(target.scrapeInterval),
+    timeout: durationSeconds(target.scrapeTimeout),
+  };
+}
+
+function merge(into: TargetSeries, other: TargetSeries): void {
+  into.up = Math.min(into.up, other.up);
+  into.duration = pick(into.duration, other.duration, Math.max);
+  into.lastScrape = pick(into.lastScrape, other.lastScrape, Math.min);
+  into.interval = pick(into.interval, other.interval, Math.min);
+  into.timeout = pick(into.timeout, other.timeout, Math.min);
+}
+
+function pick(a: number | undefined, b: number | undefined, choose: (x: number, y: number) => number) {
+  if (a === undefined) return b;
+  return b === undefined ? a : choose(a, b);
+}
+
+function durationSeconds(text: string | undefined): number | undefined {
+  const ms = text === undefined ? undefined : parseDuration(text);
+  return ms === undefined ? undefined : ms / 1000;
+}
+
+/**
+ * Dropped targets per pool. Where the server counts them (droppedTargetCounts, 2.47+) its counts are
+ * complete even when keep_dropped_targets truncates the list; older servers only list them, with the
+ * pool in `scrapePool` (3.x) or, before that, in the discovered `job` label. Every active pool gets a
+ * figure, zero included.
+ */
+function droppedPerPool(payload: TargetsResponse, activePools: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const pool of activePools) counts.set(pool, 0);
+  const { droppedTargetCounts, droppedTargets } = payload.data;
+  if (droppedTargetCounts) {
+    for (const [pool, n] of Object.entries(droppedTargetCounts)) counts.set(pool, n);
+    return counts;
+  }
+  for (const target of droppedTargets) {
+    const pool = droppedTargetPool(target);
+    counts.set(pool, (counts.get(pool) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function droppedTargetPool(target: unknown): string {
+  if (target === null || typeof target !== "object") return "";
+  const { scrapePool, discoveredLabels } = target as { scrapePool?: unknown; discoveredLabels?: unknown };
+  if (typeof scrapePool === "string") return scrapePool;
+  const job = (discoveredLabels as { job?: unknown } | null | undefined)?.job;
+  return typeof job === "string" ? job : "";
 }

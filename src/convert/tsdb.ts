@@ -9,11 +9,13 @@ import { headTimeSeconds } from "./time.js";
  */
 export function convertTsdb(payload: TsdbResponse, limit?: number): SampleSet {
   const out = new SampleSet();
+  out.add(TSDB.agentMode.name, {}, 0);
   const { data } = payload;
   const head = data.headStats;
   if (head) {
     out.add(TSDB.headSeries.name, {}, head.numSeries);
     out.add(TSDB.headChunks.name, {}, head.chunkCount);
+    if (head.numLabelPairs !== undefined) out.add(TSDB.headLabelPairs.name, {}, head.numLabelPairs);
     const min = headTimeSeconds(head.minTime);
     const max = headTimeSeconds(head.maxTime);
     if (min !== undefined && max !== undefined && min <= max) {
@@ -37,4 +39,9 @@ export function convertTsdb(payload: TsdbResponse, limit?: number): SampleSet {
     out.add(TSDB.labelPairSeries.name, labels, value);
   }
   return out;
+}
+
+/** What a Prometheus in agent mode answers instead: it runs no TSDB, and says so with HTTP 422. */
+export function agentModeSamples(): SampleSet {
+  return new SampleSet().add(TSDB.agentMode.name, {}, 1);
 }

@@ -1,15 +1,14 @@
 import { gunzipSync } from "node:zlib";
 import type { Endpoint } from "../config/types.js";
 import { InvalidPayloadError } from "../convert/invalid-payload.js";
-import { renderSamples } from "../publish/text-format.js";
+import type { RenderedFamilies } from "../publish/text-format.js";
+import { renderSampleSet } from "../publish/text-format.js";
 import { describeMismatch } from "../upstream/payloads.js";
 import type { FailureReason } from "../upstream/poll-error.js";
-import { ENDPOINTS, type SourceHints } from "./endpoints.js";
+import { type ConvertOptions, ENDPOINTS } from "./endpoints.js";
 
 /** What a decoder needs from the source: plain data, so a job can cross to a worker thread. */
-export interface DecodeOptions {
-  perTarget: boolean;
-  limit: number | undefined;
+export interface DecodeOptions extends ConvertOptions {
   /** Rendered `source="…",…` labels of the source. */
   labelPrefix: string;
   maxBytes: number;
@@ -22,11 +21,10 @@ export interface DecodeJob {
   options: DecodeOptions;
 }
 
-/** Sample lines per family, ready to be served (UTF-8, no HELP/TYPE). */
-export type RenderedFamilies = [name: string, lines: Uint8Array][];
+export type { RenderedFamilies } from "../publish/text-format.js";
 
 export type DecodeResult =
-  | { ok: true; families: RenderedFamilies; series: number; hints: Partial<SourceHints> }
+  | { ok: true; families: RenderedFamilies; series: number }
   | { ok: false; reason: FailureReason; message: string };
 
 const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: false, reason, message });
@@ -76,12 +74,7 @@ export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): 
   if (!parsed.success) return fail("invalid_payload", `unexpected answer: ${describeMismatch(parsed.error)}`);
   try {
     const samples = spec.convert(parsed.data, options);
-    const families: RenderedFamilies = [];
-    const blocks = new Map();
-    for (const [name, list] of samples.families) {
-      families.push([name, renderSamples(name, options.labelPrefix, list, blocks)]);
-    }
-    return { ok: true, families, series: samples.size, hints: spec.learn?.(parsed.data) ?? {} };
+    return { ok: true, families: renderSampleSet(samples, options.labelPrefix), series: samples.size };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
     return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);

@@ -2,32 +2,40 @@ import type { z } from "zod";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import { convertAlertmanagerStatus } from "../convert/alertmanager-status.js";
 import type { SampleSet } from "../convert/samples.js";
-import { convertTargets } from "../convert/targets.js";
-import { convertTsdb } from "../convert/tsdb.js";
+import { convertTargets, type TargetLabel } from "../convert/targets.js";
+import { agentModeSamples, convertTsdb } from "../convert/tsdb.js";
 import { alertmanagerStatusResponse, targetsResponse, tsdbResponse } from "../upstream/payloads.js";
+import type { PollError } from "../upstream/poll-error.js";
 
 /** What converters need from a source's config (plain data: it crosses to worker threads). */
 export interface ConvertOptions {
   perTarget: boolean;
   limit: number | undefined;
+  targetLabels: readonly TargetLabel[];
 }
 
-export interface SourceHints {
-  /** The server reports droppedTargetCounts, so dropped targets need not be listed. */
-  droppedCounts: boolean;
+/** A refusal that is an answer: the server says what it is, rather than that something failed. */
+export interface Recognised {
+  samples: SampleSet;
+  /** Said in the log once per source, with what to do about it. */
+  notice: string;
 }
 
 /** How one endpoint is asked for, checked and converted: one entry per concern. */
 export interface EndpointSpec<T = unknown> {
   path: string;
-  searchParams(source: SourceConfig, hints: SourceHints): Record<string, string> | undefined;
+  searchParams(source: SourceConfig): Record<string, string> | undefined;
   schema: z.ZodType<T>;
   convert(payload: T, options: ConvertOptions): SampleSet;
-  /** What an answer tells about the server, for how to ask next time. */
-  learn?(payload: T): Partial<SourceHints>;
+  /** Error answers that tell something about the server; undefined for a real failure. */
+  recognise?(error: PollError): Recognised | undefined;
 }
 
 const spec = <T>(s: EndpointSpec<T>) => s as EndpointSpec<unknown>;
+
+// web/api/v1/api.go (2.32 through 3.x): in agent mode the tsdb status is wrapped by wrapAgent, which
+// answers errorExec "unavailable with Prometheus Agent", and errorExec maps to HTTP 422.
+const AGENT_REFUSAL = /unavailable with Prometheus Agent/;
 
 export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
   tsdb: spec({
@@ -35,14 +43,23 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     searchParams: (s) => (s.tsdb.limit === undefined ? undefined : { limit: String(s.tsdb.limit) }),
     schema: tsdbResponse,
     convert: (payload, o) => convertTsdb(payload, o.limit),
+    recognise: (error) =>
+      error.status === 422 && AGENT_REFUSAL.test(error.message)
+        ? {
+            samples: agentModeSamples(),
+            notice:
+              "this Prometheus runs in agent mode and has no TSDB status; its targets are still polled. " +
+              "Set `tsdb: {enabled: false}` for this source to stop asking.",
+          }
+        : undefined,
   }),
   targets: spec({
     path: "/api/v1/targets",
-    // Dropped targets are only counted: skip listing them where the server counts them itself.
-    searchParams: (_s, hints) => (hints.droppedCounts ? { state: "active" } : undefined),
+    // No `state`: 2.47-3.x fill droppedTargetCounts only when dropped targets are shown as well
+    // (web/api/v1/api.go, showDropped), so asking for active targets only would lose the counts.
+    searchParams: () => undefined,
     schema: targetsResponse,
-    convert: (payload, o) => convertTargets(payload, o.perTarget),
-    learn: (payload) => ({ droppedCounts: payload.data.droppedTargetCounts != null }),
+    convert: (payload, o) => convertTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }),
   }),
   status: spec({
     path: "/api/v2/status",

@@ -1,17 +1,22 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
-import { sourceLabelPrefix } from "../publish/text-format.js";
+import { renderSampleSet, sourceLabelPrefix } from "../publish/text-format.js";
 import { fetchBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
 import type { RenderedFamilies } from "./decode.js";
 import { decodePool } from "./decode-pool.js";
-import { ENDPOINTS, type SourceHints } from "./endpoints.js";
+import { ENDPOINTS } from "./endpoints.js";
 
 export type PollOutcome =
-  | { ok: true; families: RenderedFamilies; series: number; durationSeconds: number; finishedAt: number }
+  | {
+      ok: true;
+      families: RenderedFamilies;
+      series: number;
+      durationSeconds: number;
+      finishedAt: number;
+      /** What the answer said about the server that the operator should hear once (agent mode). */
+      notice?: string;
+    }
   | { ok: false; error: PollError; durationSeconds: number; finishedAt: number };
-
-// What each source's answers revealed about its server (keyed by config, so a reload starts afresh).
-const learned = new WeakMap<SourceConfig, SourceHints>();
 
 /** Fetches, validates, converts and renders one endpoint of one source. Never throws. */
 export async function pollEndpoint(
@@ -20,7 +25,7 @@ export async function pollEndpoint(
   signal?: AbortSignal,
 ): Promise<PollOutcome> {
   const spec = ENDPOINTS[endpoint];
-  const hints = learned.get(source) ?? { droppedCounts: false };
+  const labelPrefix = sourceLabelPrefix(source);
   const started = performance.now();
   const finish = () => ({ durationSeconds: (performance.now() - started) / 1000, finishedAt: Date.now() / 1000 });
   try {
@@ -29,7 +34,7 @@ export async function pollEndpoint(
       maxBytes: source.maxResponseBytes,
       http: source.http,
       signal,
-      searchParams: spec.searchParams(source, hints),
+      searchParams: spec.searchParams(source),
     });
     const result = await decodePool.decode({
       endpoint,
@@ -37,16 +42,21 @@ export async function pollEndpoint(
       encoding,
       options: {
         perTarget: source.targets.perTarget,
+        targetLabels: source.targets.labels,
         limit: source.tsdb.limit,
-        labelPrefix: sourceLabelPrefix(source),
+        labelPrefix,
         maxBytes: source.maxResponseBytes,
       },
     });
     if (!result.ok) throw new PollError(result.reason, result.message);
-    learned.set(source, { ...hints, ...result.hints });
     return { ok: true, families: result.families, series: result.series, ...finish() };
   } catch (error) {
     const pollError = error instanceof PollError ? error : new PollError("connection", String(error));
+    const recognised = spec.recognise?.(pollError);
+    if (recognised) {
+      const { samples, notice } = recognised;
+      return { ok: true, families: renderSampleSet(samples, labelPrefix), series: samples.size, notice, ...finish() };
+    }
     return { ok: false, error: pollError, ...finish() };
   }
 }

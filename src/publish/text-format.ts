@@ -1,5 +1,8 @@
 import type { FamilyDef } from "../convert/families.js";
-import type { Labels, Sample } from "../convert/samples.js";
+import type { Labels, Sample, SampleSet } from "../convert/samples.js";
+
+/** Sample lines per family, ready to be served (UTF-8, no HELP/TYPE). */
+export type RenderedFamilies = [name: string, lines: Uint8Array][];
 
 // The Prometheus text format (0.0.4) for the source-derived families. Written here rather than with
 // prom-client's registry because these series are rendered once per poll, off the request path, in
@@ -65,6 +68,12 @@ export function renderSamples(
     out[offset++] = 0x0a; // newline
   }
   return out;
+}
+
+/** Every family of a sample set, rendered; label blocks shared by several families are rendered once. */
+export function renderSampleSet(samples: SampleSet, prefix: string): RenderedFamilies {
+  const blocks = new Map<Labels, Buffer>();
+  return [...samples.families].map(([name, list]) => [name, renderSamples(name, prefix, list, blocks)]);
 }
 
 function labelBlock(prefix: string, labels: Labels): string {

@@ -12,6 +12,8 @@ interface SourceJob {
   abort: AbortController;
   inFlight: Promise<void> | undefined;
   firstPollDone: boolean;
+  /** Notices already logged for this source (each is said once, not on every poll). */
+  noticed: Set<string>;
 }
 
 /**
@@ -60,7 +62,14 @@ export class Scheduler {
 
   private startJob(config: SourceConfig): SourceJob {
     const task = createTask(config.schedule, () => this.poll(job), { name: config.name, logger: cronLogger(this.log) });
-    const job: SourceJob = { config, task, abort: new AbortController(), inFlight: undefined, firstPollDone: false };
+    const job: SourceJob = {
+      config,
+      task,
+      abort: new AbortController(),
+      inFlight: undefined,
+      firstPollDone: false,
+      noticed: new Set(),
+    };
     void this.poll(job);
     void task.start();
     return job;
@@ -96,6 +105,10 @@ export class Scheduler {
       const outcome = outcomes[i];
       if (!outcome) return;
       this.store.record(source, endpoint, outcome);
+      if (outcome.ok && outcome.notice && !job.noticed.has(outcome.notice)) {
+        job.noticed.add(outcome.notice);
+        this.log.warn({ source: source.name, endpoint }, outcome.notice);
+      }
       if (outcome.ok) {
         this.log.debug(
           { source: source.name, endpoint, series: outcome.series, duration_seconds: outcome.durationSeconds },

@@ -5,12 +5,12 @@ import { PollError } from "./poll-error.js";
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 
 /** Maps whatever got (or an abort) threw to a PollError with a reason and a short, secret-free detail. */
-export function classifyError(error: unknown): PollError {
+export function classifyError(error: unknown, maxBytes?: number): PollError {
   if (error instanceof PollError) return error;
   if (error instanceof HTTPError) {
-    const { statusCode, body } = error.response;
-    const detail = describeErrorBody(body);
-    return new PollError("http_status", `HTTP ${statusCode}${detail ? `: ${detail}` : ""}`);
+    const { statusCode, body, headers } = error.response;
+    const detail = describeErrorBody(body, headers["content-encoding"], maxBytes);
+    return new PollError("http_status", `HTTP ${statusCode}${detail ? `: ${detail}` : ""}`, statusCode);
   }
   const code = errorCode(error);
   if (code === "ETIMEDOUT" || code === "ABORT_ERR" || isTimeoutAbort(error)) {

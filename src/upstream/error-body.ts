@@ -1,12 +1,25 @@
+import { gunzipSync } from "node:zlib";
+
 const MAX_DETAIL = 200;
+// An error answer worth reading is short; a longer one is described by its first part only.
+const MAX_ERROR_BODY = 1024 * 1024;
 
 /**
  * A short description of an error answer's body, for the log. Prometheus answers with an envelope
  * `{"status":"error","errorType":..,"error":..}`, Alertmanager with `{"code":..,"message":..}`, and
  * either may answer with plain text, HTML or a bare JSON string.
  */
-export function describeErrorBody(body: unknown): string {
-  const text = Buffer.isBuffer(body) ? body.toString("utf8") : typeof body === "string" ? body : "";
+export function describeErrorBody(body: unknown, encoding?: string, maxBytes = MAX_ERROR_BODY): string {
+  let raw = body;
+  if (Buffer.isBuffer(raw) && raw.length > 0 && (encoding === "gzip" || encoding === "x-gzip")) {
+    // Prometheus and Alertmanager compress error answers too when gzip was accepted.
+    try {
+      raw = gunzipSync(raw, { maxOutputLength: Math.min(maxBytes, MAX_ERROR_BODY) });
+    } catch {
+      return "(gzip-compressed error body that could not be decompressed within the size cap)";
+    }
+  }
+  const text = Buffer.isBuffer(raw) ? raw.toString("utf8") : typeof raw === "string" ? raw : "";
   if (!text.trim()) return "";
   let parsed: unknown;
   try {

@@ -13,7 +13,14 @@ export const tsdbResponse = z.object({
   status: z.literal("success"),
   data: z.object({
     headStats: z
-      .object({ numSeries: z.number(), chunkCount: z.number(), minTime: z.number(), maxTime: z.number() })
+      .object({
+        numSeries: z.number(),
+        // In HeadStats since 2.2x (web/api/v1/api.go), missing from the API docs.
+        numLabelPairs: z.number().optional(),
+        chunkCount: z.number(),
+        minTime: z.number(),
+        maxTime: z.number(),
+      })
       .optional(),
     seriesCountByMetricName: nameValueList,
     labelValueCountByLabelName: nameValueList,
@@ -23,13 +30,24 @@ export const tsdbResponse = z.object({
 });
 export type TsdbResponse = z.infer<typeof tsdbResponse>;
 
-const activeTarget = z.object({
-  labels: z.object({ job: z.string(), instance: z.string() }),
-  scrapePool: z.string(),
-  health: z.string(),
-  lastScrape: z.string().optional(),
-  lastScrapeDuration: z.number().optional(),
-});
+// One target that relabelling or a bug left without a field must not invalidate the thousands of
+// others: every field falls back to a neutral value (empty label values, health "unknown"), and an
+// element that is not an object at all is skipped (null here, filtered out below).
+const activeTarget = z
+  .object({
+    labels: z.record(z.string(), z.string()).catch({}),
+    scrapePool: z.string().catch(""),
+    health: z.string().catch("unknown"),
+    lastError: z.string().catch(""),
+    lastScrape: z.string().optional().catch(undefined),
+    lastScrapeDuration: z.number().optional().catch(undefined),
+    // Since 2.30 (web/api/v1/api.go): Go durations such as "30s" or "1m30s".
+    scrapeInterval: z.string().optional().catch(undefined),
+    scrapeTimeout: z.string().optional().catch(undefined),
+  })
+  .nullable()
+  .catch(null);
+export type ActiveTarget = NonNullable<z.infer<typeof activeTarget>>;
 
 export const targetsResponse = z.object({
   status: z.literal("success"),
@@ -37,13 +55,15 @@ export const targetsResponse = z.object({
     activeTargets: z
       .array(activeTarget)
       .nullish()
-      .transform((list) => list ?? []),
-    // Only counted, so the elements' shape does not matter.
+      .transform((list) => (list ?? []).filter((t): t is ActiveTarget => t !== null)),
+    // Only counted, and only read where droppedTargetCounts is missing: not checked element by element
+    // (a Kubernetes Prometheus may list hundreds of thousands).
     droppedTargets: z
       .array(z.unknown())
       .nullish()
       .transform((list) => list ?? []),
-    // Prometheus 2.49+: dropped targets per pool, also when they are not listed (state=active).
+    // Since 2.47 (web/api/v1/api.go): dropped targets per pool, complete even when keep_dropped_targets
+    // truncates the list; filled only when dropped targets are shown (state "", "any" or "dropped").
     droppedTargetCounts: z.record(z.string(), z.number()).nullish(),
   }),
 });

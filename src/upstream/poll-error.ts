@@ -24,6 +24,8 @@ export class PollError extends Error {
   constructor(
     readonly reason: FailureReason,
     detail: string,
+    /** The HTTP status of an error answer (reason http_status). */
+    readonly status?: number,
   ) {
     super(detail);
   }

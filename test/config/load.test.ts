@@ -31,7 +31,7 @@ describe("valid configs", () => {
         timeoutMs: 10_000,
         maxResponseBytes: 256 * 2 ** 20,
         tsdb: { enabled: true, limit: undefined },
-        targets: { enabled: true, perTarget: true },
+        targets: { enabled: true, perTarget: true, labels: [] },
         http: {
           headers: {},
           tls: {
@@ -66,7 +66,17 @@ describe("valid configs", () => {
   it("turns off per-target series and tsdb polling", async () => {
     const [s] = (await loadConfig(path("valid-counts-only.yml"))).sources;
     expect(s?.tsdb.enabled).toBe(false);
-    expect(s?.targets).toEqual({ enabled: true, perTarget: false });
+    expect(s?.targets).toEqual({ enabled: true, perTarget: false, labels: [] });
+  });
+
+  it("reads targets.labels, serving UTF-8 names in the legacy form, and the largest tsdb limit", async () => {
+    const [s] = (await loadConfig(path("valid-target-labels.yml"))).sources;
+    expect(s?.targets.labels).toEqual([
+      { from: "module", to: "module" },
+      { from: "app.kubernetes.io/name", to: "app_kubernetes_io_name" },
+      { from: "1st", to: "_1st" },
+    ]);
+    expect(s?.tsdb.limit).toBe(10_000);
   });
 
   it("accepts compound durations and five-field cron expressions", async () => {

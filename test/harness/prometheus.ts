@@ -14,6 +14,7 @@ export interface ScrapeJob {
   scheme?: "http" | "https";
   tls_config?: Record<string, unknown>;
   basic_auth?: { username: string; password: string };
+  relabel_configs?: Record<string, unknown>[];
 }
 
 export interface PrometheusOptions {
@@ -21,6 +22,8 @@ export interface PrometheusOptions {
   webConfigFile?: string;
   /** How the harness itself reaches a secured server to see it is ready. */
   readyCheck?: GetOptions;
+  /** Runs in agent mode (2.42: --enable-feature=agent): scrapes, but has no TSDB to report on. */
+  agent?: boolean;
 }
 
 export interface RealPrometheus {
@@ -57,7 +60,9 @@ export async function startPrometheus(
     prometheus,
     [
       `--config.file=${configFile}`,
-      `--storage.tsdb.path=${join(dir, "prometheus-data")}`,
+      ...(options.agent
+        ? ["--enable-feature=agent", `--storage.agent.path=${join(dir, "prometheus-agent-data")}`]
+        : [`--storage.tsdb.path=${join(dir, "prometheus-data")}`]),
       `--web.listen-address=${address}`,
       "--web.enable-lifecycle",
       ...(options.webConfigFile ? [`--web.config.file=${options.webConfigFile}`] : []),

@@ -11,7 +11,7 @@ export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfi
     timeoutMs: 2000,
     maxResponseBytes: 256 * 2 ** 20,
     tsdb: { enabled: true, limit: undefined },
-    targets: { enabled: true, perTarget: true },
+    targets: { enabled: true, perTarget: true, labels: [] },
     http: { headers: {}, tls: { insecureSkipVerify: false } },
     ...overrides,
   };
