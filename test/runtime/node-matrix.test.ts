@@ -1,0 +1,36 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { dockerfileNodeMajor, runtimeMajors } from "../../scripts/test-matrix.mjs";
+
+// The suite must run on the Node.js the image ships, not only on the one of the machine that runs it.
+const root = new URL("../../", import.meta.url);
+const dockerfile = readFileSync(new URL("Dockerfile", root), "utf8");
+const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
+  engines: { node: string };
+  scripts: Record<string, string>;
+};
+const major = (version: string) => Number(version.replace(/^v/, "").split(".")[0]);
+
+describe("the Node.js test matrix", () => {
+  it("tests the major of the Dockerfile's runtime stage", () => {
+    // Read here on its own, not through the script: FROM node:<ARG>-... AS runtime.
+    const arg = /^ARG NODE_VERSION=(\d+)$/m.exec(dockerfile)?.[1];
+    expect(dockerfile).toMatch(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim AS runtime$/m);
+    expect(dockerfileNodeMajor()).toBe(Number(arg));
+    expect(runtimeMajors()).toContain(Number(arg));
+  });
+
+  it("tests the oldest Node.js package.json supports", () => {
+    expect(runtimeMajors()[0]).toBe(Number(/^>=(\d+)$/.exec(pkg.engines.node)?.[1]));
+  });
+
+  it("is what the README's test command runs", () => {
+    expect(pkg.scripts.test).toBe("node scripts/test-matrix.mjs");
+  });
+
+  // Only when run through `npm test` (the matrix sets the variable): this process is one of its runtimes.
+  it.runIf(process.env.PROMSTATUS_TEST_NODE_MAJORS !== undefined)("runs on one of the majors under test", () => {
+    expect(process.env.PROMSTATUS_TEST_NODE_MAJORS?.split(",").map(Number)).toEqual(runtimeMajors());
+    expect(runtimeMajors()).toContain(major(process.version));
+  });
+});
