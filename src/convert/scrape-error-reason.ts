@@ -35,7 +35,10 @@ const PATTERNS: [DownReason, RegExp][] = [
   ["body_size_limit", /body size limit exceeded/i],
   ["sample_limit", /(?:^|\W)(?:sample limit exceeded|histogram bucket limit exceeded)/i],
   ["label_limit", /label_(?:name_length_|value_length_)?limit exceeded/i],
-  ["timeout", /context deadline exceeded|Client\.Timeout exceeded|i\/o timeout|timeout awaiting|TLS handshake timeout/i],
+  [
+    "timeout",
+    /context deadline exceeded|Client\.Timeout exceeded|i\/o timeout|timeout awaiting|TLS handshake timeout/i,
+  ],
   ["connection_refused", /connection refused/i],
   ["dns", /no such host|server misbehaving|lookup \S+ on \S+|temporary failure in name resolution/i],
   ["tls", /(?:^|\W)(?:tls|x509): /i],
