@@ -75,6 +75,8 @@ describe("Grafana dashboard", () => {
     for (const name of [
       "promstatus_up",
       "promstatus_targets",
+      "promstatus_targets_down_by_reason",
+      "promstatus_target_collisions",
       "promstatus_tsdb_metric_series",
       "promstatus_alertmanager_cluster_peers",
       "promstatus_alertmanager_config_info",
