@@ -81,4 +81,5 @@ export const httpClientFields = {
   headers: headers.optional(),
   tls_config: tlsConfig.optional(),
   proxy_url: proxyUrl.optional(),
+  follow_redirects: z.boolean({ error: typeError("must be true or false") }).optional(),
 };

@@ -48,6 +48,7 @@ function resolveHttp(s: RawSource, baseDir: string): HttpClientConfig {
       insecureSkipVerify: s.tls_config?.insecure_skip_verify ?? false,
     },
     proxyUrl: s.proxy_url,
+    followRedirects: s.follow_redirects ?? true,
   };
   if (s.basic_auth) {
     http.basicAuth = {

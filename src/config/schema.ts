@@ -4,6 +4,7 @@ import { parseDuration } from "./duration.js";
 import { httpClientFields } from "./http-client-schema.js";
 import { LABEL_NAME, RESERVED_LABELS, servedLabelName } from "./labels.js";
 import { typeError } from "./messages.js";
+import { redactUnparsedUrl } from "./redact-url.js";
 import { parseSize } from "./size.js";
 
 /** The largest tsdb `limit` every Prometheus accepts. */
@@ -41,8 +42,7 @@ const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefi
     url = new URL(text);
   } catch {
     // An unparseable URL may still carry a password: never echo it.
-    const shown = text.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:xxxxx@");
-    ctx.addIssue({ code: "custom", message: `invalid URL "${shown}"` });
+    ctx.addIssue({ code: "custom", message: `invalid URL "${redactUnparsedUrl(text)}"` });
     return;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {

@@ -5,6 +5,8 @@ export interface HttpClientConfig {
   headers: Record<string, string>;
   tls: { caFile?: string; certFile?: string; keyFile?: string; serverName?: string; insecureSkipVerify: boolean };
   proxyUrl?: string;
+  /** As Prometheus's follow_redirects (default true); credentials never follow to another origin. */
+  followRedirects: boolean;
 }
 
 /** The config with every default applied: what the rest of the exporter works from. */

@@ -27,7 +27,8 @@ export function parseYaml<T>(
   env?: NodeJS.ProcessEnv,
 ): { data: T; locate: Locate } {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  // Warnings would go to stderr through process.emitWarning, quoting the text (secrets included).
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, logLevel: "error" });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       file,

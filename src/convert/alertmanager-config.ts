@@ -31,7 +31,9 @@ const lengthOf = (value: unknown) => (Array.isArray(value) ? value.length : 0);
 export function summarizeAlertmanagerConfig(original: string): AlertmanagerConfigSummary {
   let doc: unknown;
   try {
-    doc = parse(original);
+    // logLevel "error": the parser's warnings would reach stderr through process.emitWarning, quoting
+    // the text (an unusual tag next to a webhook token), outside the logger.
+    doc = parse(original, { logLevel: "error" });
   } catch {
     // The parser's message quotes the offending text, which may be a secret: keep only a position-free reason.
     throw new InvalidPayloadError("config.original is not valid YAML");

@@ -5,6 +5,7 @@ import { requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
 import { PollError } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
+import { keepCredentialsAtHome } from "./redirects.js";
 
 export interface FetchOptions {
   /** Budget for the whole fetch, retries included. */
@@ -68,6 +69,8 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
         responseType: "buffer",
         timeout: { request: options.timeoutMs },
         signal,
+        followRedirect: options.http?.followRedirects ?? true,
+        hooks: { beforeRedirect: [keepCredentialsAtHome(new URL(url), Object.keys(options.http?.headers ?? {}))] },
       });
       request.on("downloadProgress", ({ transferred }) => {
         if (transferred > options.maxBytes && !tooLarge) {
@@ -76,8 +79,17 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
         }
       });
       const response = await request;
+      if (response.statusCode >= 300 && response.statusCode < 400) {
+        // Only reached with follow_redirects: false (got counts 3xx as success then).
+        throw new PollError(
+          "http_status",
+          `HTTP ${response.statusCode}: redirect not followed (follow_redirects is false)`,
+          response.statusCode,
+        );
+      }
       return { body: response.body, encoding: response.headers["content-encoding"] };
     } catch (error) {
+      if (error instanceof PollError) throw error;
       if (tooLarge) throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes`);
       if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
       if (deadline.aborted) throw classifyError(lastFailure ?? error, options.maxBytes);

@@ -110,3 +110,23 @@ describe("summarizeAlertmanagerConfig", () => {
     expect(parse).toThrow(/^config.original is not valid YAML$/);
   });
 });
+
+describe("summarizeAlertmanagerConfig and stderr", () => {
+  it("writes nothing outside the logger, whatever the config text holds", () => {
+    const warnings: unknown[] = [];
+    const spy = (warning: unknown) => warnings.push(warning);
+    process.on("warning", spy);
+    const emit = process.emitWarning;
+    process.emitWarning = ((w: unknown) => warnings.push(w)) as typeof process.emitWarning;
+    try {
+      const text =
+        "route: {receiver: hook}\nreceivers:\n- name: hook\n  webhook_configs:\n  - url: !weird http://x/?token=s3cr3t-token\n";
+      const summary = summarizeAlertmanagerConfig(text);
+      expect(summary.receivers).toBe(1);
+    } finally {
+      process.emitWarning = emit;
+      process.off("warning", spy);
+    }
+    expect(warnings).toEqual([]);
+  });
+});

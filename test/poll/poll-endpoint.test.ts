@@ -237,6 +237,7 @@ describe("pollEndpoint request settings", () => {
         headers: { "X-Scope-OrgID": "team-a" },
         authorization: { type: "Bearer", credentialsFile: tokenFile },
         tls: { insecureSkipVerify: false },
+        followRedirects: true,
       };
       await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
       writeFileSync(tokenFile, "second-token");
@@ -254,6 +255,7 @@ describe("pollEndpoint request settings", () => {
       headers: {},
       authorization: { type: "Bearer", credentialsFile: "/nonexistent/token" },
       tls: { insecureSkipVerify: false },
+      followRedirects: true,
     };
     const outcome = await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
     expect(outcome.ok ? "" : outcome.error.message).toBe(
@@ -266,7 +268,7 @@ describe("pollEndpoint request settings", () => {
     const up = await serve((_req, res) => res.writeHead(200).end(targetsJson));
     const proxy = await startConnectProxy();
     try {
-      const http = { headers: {}, tls: { insecureSkipVerify: false }, proxyUrl: proxy.url };
+      const http = { headers: {}, tls: { insecureSkipVerify: false }, proxyUrl: proxy.url, followRedirects: true };
       const outcome = await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
       expect(outcome.ok).toBe(true);
       expect(proxy.tunnels).toEqual([new URL(up.url).host]);
