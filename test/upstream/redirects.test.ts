@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from "node:net";
@@ -33,7 +33,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   for (const s of servers) {
-    s.closeAllConnections?.();
+    (s as { closeAllConnections?: () => void }).closeAllConnections?.();
     await new Promise((r) => s.close(r));
   }
   dir.remove();
@@ -65,9 +65,13 @@ async function httpServer(handler: Handler) {
 
 async function httpsServer(handler: Handler, requestCert = false) {
   const seen: Seen[] = [];
-  const options = { cert: certs.serverCertFile, key: certs.serverKeyFile, requestCert, rejectUnauthorized: false };
   const server = createHttpsServer(
-    { cert: readCert(options.cert), key: readCert(options.key), requestCert, rejectUnauthorized: false },
+    {
+      cert: readCert(certs.serverCertFile),
+      key: readCert(certs.serverKeyFile),
+      requestCert,
+      rejectUnauthorized: false,
+    },
     (req, res) => (record(req, seen), handler(req, res, seen)),
   );
   const port = await listen(server);
