@@ -105,8 +105,6 @@ async function dualServer(handler: Handler) {
   return { port, seen };
 }
 
-import { readFileSync } from "node:fs";
-
 const readCert = (file: string) => readFileSync(file);
 
 const answer: Handler = (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(targetsJson);
