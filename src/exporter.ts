@@ -55,6 +55,7 @@ export class Exporter {
     const app = createApp({
       log,
       telemetryPath: flags.telemetryPath,
+      enableLifecycle: flags.enableLifecycle,
       processRegistry,
       sourcesExposition: () => this.store.exposition(),
       isReady: () => this.scheduler.ready,

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// biome-ignore assist/source/organizeImports: must be evaluated before the other modules load
+import { onSighup } from "./cli/early-sighup.js";
 import { checkConfig } from "./cli/config-check.js";
 import { FlagError, type Flags, parseFlags, USAGE } from "./cli/flags.js";
 import { ConfigError } from "./config/config-error.js";
@@ -25,6 +27,7 @@ async function main(): Promise<number | undefined> {
   if (flags.configCheck) return checkConfig(flags, process.stdout);
 
   const log = createLogger(flags.logLevel);
+
   log.info(
     { version: VERSION, node: process.version, config_file: flags.configFile },
     "starting prometheus-status-exporter",
@@ -45,10 +48,10 @@ async function main(): Promise<number | undefined> {
     );
   }
 
-  const exporter = await Exporter.start(loaded, flags, log);
-  process.on("SIGHUP", () => {
+  const running = await Exporter.start(loaded, flags, log);
+  onSighup(() => {
     log.info("SIGHUP: reloading the config");
-    exporter.reload().catch((err: unknown) => log.error({ err }, "config reload failed"));
+    running.reload().catch((err: unknown) => log.error({ err }, "config reload failed"));
   });
   const shutdown = (signal: string) => {
     log.info({ signal }, "shutting down");
@@ -56,7 +59,7 @@ async function main(): Promise<number | undefined> {
       log.warn("shutdown took too long; exiting anyway");
       process.exit(0);
     }, SHUTDOWN_GRACE_MS).unref();
-    exporter.stop().then(
+    running.stop().then(
       () => {
         log.info("shutdown complete");
         process.exit(0);

@@ -154,6 +154,7 @@ async function scrapeBench(store: SourceStore) {
   const app = createApp({
     log: pino({ level: "silent" }),
     telemetryPath: "/metrics",
+    enableLifecycle: false,
     processRegistry: createProcessRegistry("bench"),
     sourcesExposition: () => store.exposition(),
     isReady: () => true,

@@ -12,6 +12,8 @@ export interface Flags {
   listen: { host: string | undefined; port: number };
   listenAddress: string;
   telemetryPath: string;
+  /** POST /-/reload is served only with --web.enable-lifecycle, as in Prometheus and Alertmanager. */
+  enableLifecycle: boolean;
   logLevel: LogLevel;
   help: boolean;
   version: boolean;
@@ -27,6 +29,7 @@ Flags:
   --web.config.file=PATH        TLS and basic auth for the exporter's own endpoints (exporter-toolkit format)
   --web.listen-address=ADDR     address to serve on, [host]:port (default ${DEFAULT_LISTEN_ADDRESS})
   --web.telemetry-path=PATH     path of the metrics (default /metrics)
+  --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
   --log.level=LEVEL             ${LOG_LEVELS.join(", ")} (default info)
   --version                     print the version and exit
   -h, --help                    print this help and exit
@@ -50,6 +53,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "web.config.file": { type: "string" },
         "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
         "web.telemetry-path": { type: "string", default: "/metrics" },
+        "web.enable-lifecycle": { type: "boolean", default: false },
         "log.level": { type: "string", default: "info" },
         version: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -74,6 +78,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     listen: parseListenAddress(listenAddress),
     listenAddress,
     telemetryPath,
+    enableLifecycle: values["web.enable-lifecycle"] === true,
     logLevel: logLevel as LogLevel,
     help: values.help === true,
     version: values.version === true,

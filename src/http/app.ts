@@ -11,6 +11,8 @@ import type { WebConfig } from "./web-config.js";
 export interface AppDeps {
   log: Logger;
   telemetryPath: string;
+  /** Whether POST /-/reload is allowed (--web.enable-lifecycle). */
+  enableLifecycle: boolean;
   processRegistry: Registry;
   /** Exposition of the source-derived metrics, assembled (and gzipped) once per change. */
   sourcesExposition: () => Exposition;
@@ -69,6 +71,11 @@ export function createApp(deps: AppDeps): Express {
     }
   });
   app.post("/-/reload", async (_req, res, next) => {
+    // Anyone who reaches the port (or a browser tricked into a cross-site form post) could reload.
+    if (!deps.enableLifecycle) {
+      res.status(403).type("text/plain").send("Lifecycle API is not enabled (start with --web.enable-lifecycle).\n");
+      return;
+    }
     try {
       const error = await deps.reload();
       if (error === undefined) res.type("text/plain").send("Reloaded.\n");

@@ -34,7 +34,7 @@ beforeAll(async () => {
   base = `http://${address}`;
   daemon = await startDaemonReady(
     stack.dir,
-    [`--config.file=${configFile}`, `--web.listen-address=${address}`],
+    [`--config.file=${configFile}`, `--web.listen-address=${address}`, "--web.enable-lifecycle"],
     address,
   );
   await waitFor("first polls", async () => ((await fetch(`${base}/-/ready`)).ok ? true : undefined));

@@ -85,6 +85,7 @@ sources:
       `--config.file=${configFile}`,
       `--web.listen-address=${address}`,
       `--web.config.file=${webConfigFile}`,
+      "--web.enable-lifecycle",
       "--log.level=debug",
     ],
     "exporter",

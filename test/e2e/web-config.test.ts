@@ -31,6 +31,7 @@ beforeAll(async () => {
     `--config.file=${configFile}`,
     `--web.listen-address=${address}`,
     `--web.config.file=${webConfigFile}`,
+    "--web.enable-lifecycle",
   ]);
   await waitForHttp(`https://${address}/-/healthy`, daemon, 30_000, {
     ca: certs.ca,

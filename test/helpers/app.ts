@@ -9,6 +9,7 @@ export function appServing(exposition: () => Exposition, overrides: Partial<AppD
   return createApp({
     log: pino({ level: "silent" }),
     telemetryPath: "/metrics",
+    enableLifecycle: true,
     processRegistry: createProcessRegistry("test"),
     sourcesExposition: exposition,
     isReady: () => true,

@@ -14,11 +14,17 @@ let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
 async function serve(
-  overrides: { ready?: () => boolean; sources?: () => Exposition; reload?: () => Promise<string | undefined> } = {},
+  overrides: {
+    ready?: () => boolean;
+    sources?: () => Exposition;
+    reload?: () => Promise<string | undefined>;
+    lifecycle?: boolean;
+  } = {},
 ) {
   const app = createApp({
     log: pino({ level: "silent" }),
     telemetryPath: "/custom-metrics",
+    enableLifecycle: overrides.lifecycle ?? true,
     processRegistry: createProcessRegistry("1.2.3"),
     sourcesExposition:
       overrides.sources ??
@@ -117,6 +123,28 @@ describe("HTTP app", () => {
     const get = await fetch(`${base}/-/reload`);
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
+  });
+
+  it("refuses POST /-/reload without --web.enable-lifecycle, and does not reload", async () => {
+    let reloads = 0;
+    const base = await serve({
+      lifecycle: false,
+      reload: async () => {
+        reloads++;
+        return undefined;
+      },
+    });
+    const res = await fetch(`${base}/-/reload`, { method: "POST" });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain("--web.enable-lifecycle");
+    // Nor through a browser's cross-site form post.
+    const form = await fetch(`${base}/-/reload`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://evil.example" },
+      body: "a=1",
+    });
+    expect(form.status).toBe(403);
+    expect(reloads).toBe(0);
   });
 
   it("answers 404 elsewhere", async () => {
