@@ -1,37 +1,77 @@
 import { createHash } from "node:crypto";
 import bcrypt from "bcryptjs";
 import type { NextFunction, Request, Response } from "express";
+import { BcryptWorker } from "./bcrypt-worker.js";
 
-// Compared against when the user is unknown, so that timing does not tell which users exist.
-const DUMMY_HASH = "$2b$10$L7COPCDqbF/42V.AgXha8uX5xjYsIS3h0A1u2MKwddPFgK4fYL/G6";
-const CACHE_LIMIT = 1000;
+// bcrypt is slow by design, so verified credentials are remembered (by a hash of them, never in
+// clear). Successes and failures are kept apart: a flood of wrong passwords fills only its own,
+// small, share and can never push Prometheus's remembered success out, which would make every
+// scrape pay bcrypt again.
+const SUCCESS_LIMIT = 1000;
+const FAILURE_LIMIT = 100;
 
-/**
- * Basic authentication against bcrypt hashes, as exporter-toolkit does. bcrypt is slow by design,
- * so verified credentials are cached (by a hash of them, never in clear) to keep scrapes cheap.
- */
-export function basicAuth(users: () => Map<string, string>) {
-  const verified = new Map<string, boolean>();
+export interface BasicAuthOptions {
+  /** bcrypt's compare (in a worker thread by default); replaceable so tests can count the calls. */
+  compare?: (password: string, hash: string) => Promise<boolean>;
+}
+
+/** The cost of a bcrypt hash (`$2y$10$...` is 10), or undefined for anything else. */
+export function bcryptCost(hash: string): number | undefined {
+  const match = /^\$2[aby]\$(\d\d)\$/.exec(hash);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Basic authentication against bcrypt hashes, as exporter-toolkit does. */
+export function basicAuth(users: () => Map<string, string>, options: BasicAuthOptions = {}) {
+  const worker = new BcryptWorker();
+  const compare = options.compare ?? ((password: string, hash: string) => worker.compare(password, hash));
+  const successes = new Map<string, true>();
+  const failures = new Map<string, true>();
+  // Compared against when the user is unknown, at the configured hashes' cost, so that the time an
+  // answer takes does not tell which users exist. One per users table (a reload may change costs).
+  const decoys = new WeakMap<Map<string, string>, Promise<string>>();
+  const decoyFor = (table: Map<string, string>) => {
+    let decoy = decoys.get(table);
+    if (!decoy) {
+      const cost = Math.max(...[...table.values()].map((h) => bcryptCost(h) ?? 10));
+      decoy = bcrypt.hash("prometheus-status-exporter: no such user", cost);
+      decoys.set(table, decoy);
+    }
+    return decoy;
+  };
+
   return async (req: Request, res: Response, next: NextFunction) => {
     const table = users();
     if (table.size === 0) return next();
+    const decoy = decoyFor(table); // started at once, ready by the first unknown user
     const credentials = parseBasic(req.headers.authorization);
     if (credentials) {
       const hash = table.get(credentials.user);
       const key = createHash("sha256")
         .update(`${credentials.user}\0${credentials.password}\0${hash ?? ""}`)
         .digest("hex");
-      let ok = verified.get(key);
-      if (ok === undefined) {
-        ok = (await bcrypt.compare(credentials.password, hash ?? DUMMY_HASH)) && hash !== undefined;
-        if (verified.size >= CACHE_LIMIT) verified.clear();
-        verified.set(key, ok);
+      if (successes.has(key)) return next();
+      if (!failures.has(key)) {
+        // Beyond a short queue a flood is turned away at once instead of piling up.
+        if (worker.queued >= worker.queueLimit) {
+          res.set("Retry-After", "1").status(429).type("text/plain").send("Too many authentication attempts.\n");
+          return;
+        }
+        const ok = (await compare(credentials.password, hash ?? (await decoy))) && hash !== undefined;
+        remember(ok ? successes : failures, key, ok ? SUCCESS_LIMIT : FAILURE_LIMIT);
+        if (ok) return next();
       }
-      if (ok) return next();
     }
     res.set("WWW-Authenticate", 'Basic realm="prometheus-status-exporter"').status(401).type("text/plain");
     res.send("Unauthorized\n");
   };
+}
+
+/** Adds a key as the newest, dropping the oldest beyond the limit. */
+function remember(cache: Map<string, true>, key: string, limit: number): void {
+  cache.delete(key);
+  cache.set(key, true);
+  if (cache.size > limit) cache.delete(cache.keys().next().value as string);
 }
 
 function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
