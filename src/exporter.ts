@@ -110,10 +110,11 @@ export class Exporter {
       loaded = await loadAll(this.flags);
       this.applyWebConfig(loaded.webConfig);
     } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
+      // Every refusal says why and is counted, whatever threw.
+      const message = err instanceof ConfigError ? err.message : `reload failed: ${(err as Error).message ?? err}`;
       this.reloadMetrics.failed();
-      this.log.error({ problems: err.message.split("\n") }, "config reload refused; the running config stays");
-      return err.message;
+      this.log.error({ problems: message.split("\n") }, "config reload refused; the running config stays");
+      return message;
     }
     const before = new Set(this.config.sources.map((s) => s.name));
     this.apply(loaded.config);
@@ -149,7 +150,13 @@ export class Exporter {
           },
         ]);
       }
-      (this.server as HttpsServer).setSecureContext(tlsOptions(next.tls));
+      try {
+        (this.server as HttpsServer).setSecureContext(tlsOptions(next.tls));
+      } catch (err) {
+        throw new ConfigError(this.flags.webConfigFile ?? "(web config)", [
+          { field: "tls_server_config", message: `cannot be used: ${(err as Error).message}` },
+        ]);
+      }
     }
     this.webConfig = next;
   }

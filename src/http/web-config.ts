@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import type { SecureVersion } from "node:tls";
+import { createSecureContext, type SecureVersion } from "node:tls";
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../config/config-error.js";
-import { parseYaml, readConfigFile } from "../config/yaml-file.js";
+import { type Locate, parseYaml, readConfigFile } from "../config/yaml-file.js";
 
 // --web.config.file in the exporter-toolkit format every Prometheus exporter accepts.
 
@@ -25,7 +25,10 @@ const TLS_VERSIONS: Record<string, SecureVersion> = {
 const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as [string, ...string[]], {
   error: `must be one of ${Object.keys(TLS_VERSIONS).join(", ")}`,
 });
-const BCRYPT = /^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/;
+// As bcrypt itself accepts a hash: versions 2a, 2b and 2y, cost 04 to 31 (bcryptjs refuses "$2x$" and
+// cost 99, and never matches "$2$"): a bad hash fails the config check, not every later request.
+const BCRYPT = /^\$2[aby]\$(?:0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+const VERSION_ORDER = ["TLS10", "TLS11", "TLS12", "TLS13"];
 
 const schema = z.strictObject({
   tls_server_config: z
@@ -45,12 +48,16 @@ const schema = z.strictObject({
         t.client_ca_file !== undefined,
       { error: "client_ca_file is required to verify client certificates", path: ["client_ca_file"] },
     )
+    .refine((t) => VERSION_ORDER.indexOf(t.min_version ?? "TLS12") <= VERSION_ORDER.indexOf(t.max_version ?? "TLS13"), {
+      error: "max_version must not be below min_version",
+      path: ["max_version"],
+    })
     .optional(),
   basic_auth_users: z
     .record(
       z.string().min(1),
       // The hash itself is not echoed: it is a secret too.
-      z.string().regex(BCRYPT, { error: "must be a bcrypt hash ($2y$...)" }),
+      z.string().regex(BCRYPT, { error: "must be a bcrypt hash ($2a$, $2b$ or $2y$, cost 04 to 31)" }),
     )
     .optional(),
 });
@@ -104,6 +111,34 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
       maxVersion: t.max_version ? TLS_VERSIONS[t.max_version] : undefined,
     };
   }
+  if (tls && problems.length === 0) problems.push(...checkTls(tls, locate));
   if (problems.length > 0) throw new ConfigError(file, problems);
   return { tls, users: new Map(Object.entries(data.basic_auth_users ?? {})) };
 }
+
+/**
+ * What the TLS server will do with these files, done now: parse the certificate and key and check
+ * they belong together, parse the client CA. A config that passes here cannot fail when the server
+ * (or a reload's setSecureContext) takes it. OpenSSL's reasons name no key material.
+ */
+function checkTls(tls: WebTlsConfig, locate: Locate): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  try {
+    createSecureContext({ cert: tls.cert, key: tls.key });
+  } catch (err) {
+    problems.push(
+      locate(["tls_server_config", "cert_file"], `certificate and key cannot be used together: ${reason(err)}`),
+    );
+  }
+  if (tls.clientCa) {
+    try {
+      createSecureContext({ ca: tls.clientCa });
+      if (!/-----BEGIN CERTIFICATE-----/.test(tls.clientCa.toString("latin1"))) throw new Error("no certificate found");
+    } catch (err) {
+      problems.push(locate(["tls_server_config", "client_ca_file"], `not a PEM certificate bundle: ${reason(err)}`));
+    }
+  }
+  return problems;
+}
+
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/^error:[0-9A-F]+:/, "");

@@ -111,4 +111,19 @@ describe("the exporter behind its web config", () => {
     expect(reload.status).toBe(200);
     expect((await httpGet(`https://${address}/metrics`, { ca: certs.ca, auth: "ops:rotated-Pw-5" })).status).toBe(200);
   });
+
+  it("refuses a reload whose certificate and key do not match, says why and counts it", async () => {
+    const auth = `prometheus:${SCRAPE_PASSWORD}`;
+    writeWebConfig(dir.path, "web.yml", {
+      tls: { certFile: certs.serverCertFile, keyFile: certs.clientKeyFile },
+      users: { prometheus: SCRAPE_PASSWORD },
+    });
+    const reload = await httpGet(`https://${address}/-/reload`, { ca: certs.ca, auth, method: "POST" });
+    expect(reload.status).toBe(500);
+    expect(reload.body).toContain("tls_server_config.cert_file: certificate and key cannot be used together");
+    const metrics = await httpGet(`https://${address}/metrics`, { ca: certs.ca, auth });
+    expect(metrics.body).toMatch(/^promstatus_config_last_reload_successful 0$/m);
+    // The old certificate is still served.
+    expect((await httpGet(`https://${address}/-/healthy`, { ca: certs.ca })).status).toBe(200);
+  });
 });

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConfigError } from "../../src/config/config-error.js";
 import { createServer, listen } from "../../src/http/server.js";
@@ -91,8 +92,37 @@ describe("web config validation", () => {
       "tls_server_config.min_version: must be one of TLS10, TLS11, TLS12, TLS13",
     );
     expect(await problem("basic_auth_users: {admin: hunter2}\n")).toBe(
-      "basic_auth_users.admin: must be a bcrypt hash ($2y$...)",
+      "basic_auth_users.admin: must be a bcrypt hash ($2a$, $2b$ or $2y$, cost 04 to 31)",
     );
     expect(await problem("http_server_config: {http2: true}\n")).toBe("http_server_config: unknown field");
+  });
+
+  it("checks what the server and bcrypt will do with the files, so a reload or a login cannot fail later", async () => {
+    const valid = bcrypt.hashSync("pw", 4);
+    for (const hash of [
+      valid.replace(/^\$2[aby]\$/, "$2x$"),
+      valid.replace(/\$04\$/, "$99$"),
+      valid.replace(/^\$2[aby]\$/, "$2$"),
+    ]) {
+      expect(await problem(`basic_auth_users: {admin: "${hash}"}\n`)).toBe(
+        "basic_auth_users.admin: must be a bcrypt hash ($2a$, $2b$ or $2y$, cost 04 to 31)",
+      );
+    }
+    expect(await problem(tls("  min_version: TLS13\n  max_version: TLS12\n"))).toBe(
+      "tls_server_config.max_version: max_version must not be below min_version",
+    );
+    // A key that is not the certificate's.
+    const mismatched = `tls_server_config:\n  cert_file: ${certs.serverCertFile}\n  key_file: ${certs.clientKeyFile}\n`;
+    expect(await problem(mismatched)).toMatch(
+      /^tls_server_config\.cert_file: certificate and key cannot be used together: .*key values mismatch/,
+    );
+    const garbage = join(dir.path, "garbage.pem");
+    writeFileSync(garbage, "not a certificate\n");
+    expect(await problem(`tls_server_config:\n  cert_file: ${garbage}\n  key_file: ${certs.serverKeyFile}\n`)).toMatch(
+      /^tls_server_config\.cert_file: certificate and key cannot be used together/,
+    );
+    expect(
+      await problem(tls(`  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ${garbage}\n`)),
+    ).toMatch(/^tls_server_config\.client_ca_file: not a PEM certificate bundle/);
   });
 });
