@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { gunzipSync } from "node:zlib";
 import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
 import { ownMemory, transferList } from "./transferable.js";
 
@@ -16,6 +17,24 @@ const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import
 // afterwards; an idle worker is therefore ended, which frees its whole heap. Polls are seconds apart,
 // so the restart (tens of ms of CPU) is cheap next to keeping hundreds of MB.
 const IDLE_EXIT_MS = 1000;
+
+/**
+ * The job as it can be decoded on the main thread, or undefined if it must go to a worker. Decided by
+ * the decompressed size: an 8 KB gzip answer may inflate to 8 MB, whose parse would stall the loop.
+ * Inflating at most INLINE_LIMIT bytes to find out costs microseconds.
+ */
+function smallEnoughInline(job: DecodeJob): DecodeJob | undefined {
+  if (job.body.byteLength > INLINE_LIMIT) return undefined;
+  if (!job.encoding || job.encoding === "identity") return job;
+  if (job.encoding !== "gzip" && job.encoding !== "x-gzip") return job; // refused by the decoder
+  try {
+    const body = gunzipSync(job.body, { maxOutputLength: INLINE_LIMIT });
+    return { ...job, body, encoding: undefined };
+  } catch (error) {
+    // Larger than the inline limit: a worker inflates it. Broken gzip: the decoder says so.
+    return (error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" ? undefined : job;
+  }
+}
 
 function startWorker(): Worker {
   if (!RUNNING_TS) return new Worker(WORKER_URL);
@@ -47,7 +66,8 @@ export class DecodePool {
   constructor(private readonly size = Math.max(1, Math.min(2, availableParallelism()))) {}
 
   decode(job: DecodeJob): Promise<DecodeResult> {
-    if (job.body.byteLength <= INLINE_LIMIT) return Promise.resolve(decodeAnswer(job));
+    const inline = smallEnoughInline(job);
+    if (inline) return Promise.resolve(decodeAnswer(inline));
     const slot = this.pick();
     const id = this.nextId++;
     this.offloaded++;

@@ -29,14 +29,20 @@ export type DecodeResult =
 
 const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: false, reason, message });
 
+// Real answers inflate 8-20x (a 100k-target answer: 3.8 MB gzip, 76 MB JSON).
+const MAX_PLAUSIBLE_RATIO = 32;
+
 /**
  * Output chunk size for gunzip: the size the gzip trailer announces (ISIZE, the last 4 bytes), so the
  * answer comes out in one piece instead of 16 KiB pieces joined by another full copy. The trailer is
- * only a hint (it is wrong for multi-member streams); the cap and zlib keep the result correct.
+ * the upstream's word, so it is believed only up to 32x the compressed bytes that actually arrived: a
+ * forged trailer cannot make the exporter reserve max_response_size for a few KB of input. The cap and
+ * zlib keep the result correct whatever the trailer says.
  */
-function outputChunkSize(gz: Buffer, maxBytes: number): number {
+export function outputChunkSize(gz: Buffer, maxBytes: number): number {
   const announced = gz.length >= 4 ? gz.readUInt32LE(gz.length - 4) : 0;
-  return Math.max(64 * 1024, Math.min(announced + 1, maxBytes + 1, 512 * 2 ** 20));
+  const plausible = gz.length * MAX_PLAUSIBLE_RATIO;
+  return Math.max(64 * 1024, Math.min(announced + 1, plausible, maxBytes + 1, 512 * 2 ** 20));
 }
 
 /**

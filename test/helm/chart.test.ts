@@ -97,7 +97,7 @@ describe("Helm chart, standalone (default values)", () => {
     expect(container.readinessProbe.httpGet.path).toBe("/-/ready");
     expect(container.args).toContain("--config.file=/etc/promstatus/config/exporter.yml");
     expect(container.image).toBe("prometheus-status-exporter:0.1.0");
-    expect(container.resources.limits.memory).toBe("512Mi");
+    expect(container.resources.limits.memory).toBe("1Gi");
   });
 
   it("rolls the pods when the config changes", () => {

@@ -1,0 +1,45 @@
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { targetsAnswer } from "../../scripts/bench/generate.js";
+import type { DecodeJob } from "../../src/poll/decode.js";
+import { outputChunkSize } from "../../src/poll/decode.js";
+import { DecodePool } from "../../src/poll/decode-pool.js";
+
+const job = (body: Uint8Array, encoding?: string): DecodeJob => ({
+  endpoint: "targets",
+  body,
+  encoding,
+  options: { perTarget: true, targetLabels: [], limit: undefined, labelPrefix: 'source="p"', maxBytes: 256 * 2 ** 20 },
+});
+
+describe("DecodePool", () => {
+  it("decodes a small answer inline, judged by its decompressed size", async () => {
+    const pool = new DecodePool(1);
+    const small = gzipSync(JSON.stringify({ status: "success", data: { activeTargets: [], droppedTargets: [] } }));
+    expect((await pool.decode(job(small, "gzip"))).ok).toBe(true);
+    expect(pool.offloaded).toBe(0);
+  });
+
+  it("sends a few KB of gzip that inflate to megabytes to a worker, not the event loop", async () => {
+    const pool = new DecodePool(1);
+    // Valid JSON padded with 8 MB of white space: about 8 KB gzipped.
+    const json = `{"status":"success","data":{"activeTargets":[],"droppedTargets":[]}${" ".repeat(8 * 2 ** 20)}}`;
+    const bomb = gzipSync(json);
+    expect(bomb.length).toBeLessThan(32 * 1024);
+    const result = await pool.decode(job(bomb, "gzip"));
+    expect(result.ok).toBe(true);
+    expect(pool.offloaded).toBe(1);
+  });
+});
+
+describe("outputChunkSize", () => {
+  it("believes the gzip trailer only as far as the bytes that arrived make plausible", () => {
+    const real = gzipSync(Buffer.alloc(100_000, "a"));
+    const forged = Buffer.from(real);
+    forged.writeUInt32LE(256 * 2 ** 20, forged.length - 4); // claims 256 MiB
+    expect(outputChunkSize(forged, 256 * 2 ** 20)).toBeLessThanOrEqual(Math.max(64 * 1024, forged.length * 32));
+    // An honest trailer of a typical answer is taken as it is: one piece, no join.
+    const answer = gzipSync(targetsAnswer(2000));
+    expect(outputChunkSize(answer, 256 * 2 ** 20)).toBe(answer.readUInt32LE(answer.length - 4) + 1);
+  });
+});
