@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RealAlertmanagerCluster, startAlertmanagerCluster } from "../harness/alertmanager.js";
@@ -10,6 +12,7 @@ import { freePort, type Managed, tempDir, waitFor, waitForHttp } from "../harnes
 import { type RealPrometheus, startPrometheus } from "../harness/prometheus.js";
 import { writeWebConfig } from "../harness/web-config.js";
 import { valueIn } from "../helpers/exposition.js";
+import { fixtureText } from "../helpers/fixtures.js";
 
 // A full run with debug logging, right and wrong credentials and a refused reload; then every byte
 // the exporter produced is searched for the secrets it was given.
@@ -23,6 +26,21 @@ const SECRETS = {
   reloadPassword: "reload-Pass-secret-5",
   scrapePassword: "scrape-Pass-secret-6",
   webhookToken: "harness-webhook-token", // in the Alertmanager's config.original, in clear text
+  slashPassword: "slash/Pass+secret==7", // base64-style: makes the URL unparseable
+  redirectBearer: "redirect-Bearer-secret-8",
+  redirectHeader: "redirect-Header-secret-9",
+  taggedToken: "tagged-Token-secret-10", // next to an unusual YAML tag in a config.original
+};
+
+// What a second origin received after a redirect, and an Alertmanager answer no real one can give (a
+// config.original with a YAML tag the parser warns about): local servers for those two cases.
+const elsewhere: string[] = [];
+let redirector: Server;
+let otherOrigin: Server;
+let oddAlertmanager: Server;
+const listen = async (server: Server) => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
 
 let dir: ReturnType<typeof tempDir>;
@@ -65,6 +83,17 @@ beforeAll(async () => {
   const passwordFile = join(dir.path, "prom-password");
   writeFileSync(passwordFile, `${SECRETS.promPassword}\n`);
   const ca = `tls_config: {ca_file: ${certs.caFile}}`;
+  otherOrigin = createServer((req, res) => {
+    elsewhere.push(JSON.stringify(req.headers));
+    res.writeHead(200, { "content-type": "application/json" }).end(fixtureText("upstream/prometheus-targets.json"));
+  });
+  const otherUrl = await listen(otherOrigin);
+  redirector = createServer((req, res) => res.writeHead(302, { location: `${otherUrl}${req.url}` }).end());
+  const redirectorUrl = await listen(redirector);
+  const status = JSON.parse(fixtureText("upstream/alertmanager-status-standalone.json"));
+  status.config.original = `route: {receiver: hook}\nreceivers:\n- name: hook\n  webhook_configs:\n  - url: !weird http://x/?token=${SECRETS.taggedToken}\n`;
+  oddAlertmanager = createServer((_req, res) => res.writeHead(200).end(JSON.stringify(status)));
+  const oddUrl = await listen(oddAlertmanager);
   configFile = join(dir.path, "exporter.yml");
   writeFileSync(
     configFile,
@@ -74,6 +103,8 @@ sources:
   - {name: wrong, kind: prometheus, url: "${prometheus.url}", basic_auth: {username: monitor, password: ${SECRETS.wrongPassword}}, ${ca}}
   - {name: bearer, kind: prometheus, url: "${prometheus.url}", authorization: {credentials: ${SECRETS.bearer}}, headers: {X-Api-Key: ${SECRETS.header}}, ${ca}}
   - {name: am, kind: alertmanager, url: "${alertmanager.members[0]?.url}", basic_auth: {username: monitor, password: "\${AM_PASSWORD}"}, ${ca}}
+  - {name: redirected, kind: prometheus, url: "${redirectorUrl}", tsdb: {enabled: false}, authorization: {credentials: ${SECRETS.redirectBearer}}, headers: {X-Api-Key: ${SECRETS.redirectHeader}}}
+  - {name: odd, kind: alertmanager, url: "${oddUrl}"}
 `,
   );
   webConfigFile = writeWebConfig(dir.path, "web.yml", { tls, users: { prometheus: SECRETS.scrapePassword } });
@@ -96,6 +127,7 @@ sources:
 
 afterAll(async () => {
   await Promise.all([daemon?.stop(3000), prometheus?.stop(), alertmanager?.stop()]);
+  for (const server of [redirector, otherOrigin, oddAlertmanager]) server?.close();
   dir?.remove();
 }, 30_000);
 
@@ -114,16 +146,21 @@ describe("secrets", () => {
     expect(valueIn(text, "promstatus_up", { source: "right", endpoint: "tsdb" })).toBe(1);
     expect(valueIn(text, "promstatus_up", { source: "am", endpoint: "status" })).toBe(1);
     expect(valueIn(text, "promstatus_up", { source: "wrong", endpoint: "tsdb" })).toBe(0);
+    expect(valueIn(text, "promstatus_up", { source: "redirected", endpoint: "targets" })).toBe(1);
+    expect(valueIn(text, "promstatus_up", { source: "odd", endpoint: "status" })).toBe(1);
+    expect(elsewhere.length).toBeGreaterThan(0); // the redirect was followed
   });
 
   it("refuses a reload of a config holding a new secret, by POST and by SIGHUP", async () => {
     const good = readFileSync(configFile, "utf8");
     writeFileSync(
       configFile,
-      `${good}  - {name: broken, kind: alertmanager, url: "http://monitor:${SECRETS.reloadPassword}@bad host", basic_auth: {username: u, password: ${SECRETS.reloadPassword}, password_file: /x}}\n`,
+      `${good}  - {name: broken, kind: alertmanager, url: "http://monitor:${SECRETS.reloadPassword}@bad host", basic_auth: {username: u, password: ${SECRETS.reloadPassword}, password_file: /x}}
+  - {name: slashed, kind: alertmanager, url: "http://monitor:${SECRETS.slashPassword}@host:9093"}\n`,
     );
     const body = await get("/-/reload", "POST");
-    expect(body).toContain("sources[4].basic_auth: at most one of password and password_file may be set");
+    expect(body).toContain("sources[6].basic_auth: at most one of password and password_file may be set");
+    expect(body).toContain('sources[7].url: invalid URL "http://monitor:xxxxx@host:9093"');
     daemon.child.kill("SIGHUP");
     run([`--config.file=${configFile}`, `--web.config.file=${webConfigFile}`, "--config.check"]);
     run([`--config.file=${configFile}`, "--web.listen-address=127.0.0.1:0"]); // refuses to start
@@ -138,7 +175,7 @@ describe("secrets", () => {
     await get("/");
     await get("/metrics", "GET", `prometheus:${SECRETS.wrongPassword}`);
     await daemon.stop(3000);
-    captured.push(readFileSync(daemon.logFile, "utf8"));
+    captured.push(readFileSync(daemon.logFile, "utf8"), ...elsewhere);
     const everything = captured.join("\n");
     expect(everything).toContain("poll failed"); // the capture did see the failures
     expect(everything).toContain("HTTP 401");
