@@ -16,7 +16,7 @@ export function redactUrl(url: string): string {
  * scheme and the last `@` counts as credentials; a user name is kept only when it is plainly one.
  */
 export function redactUnparsedUrl(text: string): string {
-  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^]*)@/.exec(text);
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([\s\S]*)@/.exec(text);
   if (!match) return text;
   const [whole, scheme, userinfo] = match as unknown as [string, string, string];
   const colon = userinfo.indexOf(":");

@@ -42,6 +42,7 @@ describe("valid configs", () => {
             insecureSkipVerify: false,
           },
           proxyUrl: undefined,
+          followRedirects: true,
         },
       },
     ]);
@@ -105,6 +106,7 @@ describe("valid configs", () => {
         insecureSkipVerify: false,
       },
       proxyUrl: "http://proxy.example.com:3128",
+      followRedirects: true,
     });
     expect(am?.http.authorization).toEqual({
       type: "Bearer",
@@ -112,6 +114,7 @@ describe("valid configs", () => {
       credentialsFile: path("secrets/token"),
     });
     expect(inline?.http.authorization).toMatchObject({ type: "Token", credentials: "inline-credentials" });
+    expect(inline?.http.followRedirects).toBe(false);
   });
 
   it("expands environment variables in values, $$ being a literal $", async () => {

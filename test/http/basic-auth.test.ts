@@ -44,7 +44,10 @@ describe("basic auth", () => {
   it("remembers a repeated wrong password too, in a bounded share", async () => {
     const users = new Map([["prometheus", bcrypt.hashSync("right", 4)]]);
     let calls = 0;
-    const url = await serve(users, async (p, h) => (calls++, bcrypt.compare(p, h)));
+    const url = await serve(users, async (p, h) => {
+      calls++;
+      return bcrypt.compare(p, h);
+    });
     const get = (password: string) =>
       fetch(`${url}/metrics`, { headers: { authorization: basic("prometheus", password) } }).then((r) => r.status);
     expect([await get("wrong"), await get("wrong")]).toEqual([401, 401]);
@@ -57,7 +60,10 @@ describe("basic auth", () => {
   it("compares an unknown user against a hash of the configured cost", async () => {
     const users = new Map([["prometheus", bcrypt.hashSync("right", 6)]]);
     const hashes: string[] = [];
-    const url = await serve(users, async (p, h) => (hashes.push(h), bcrypt.compare(p, h)));
+    const url = await serve(users, async (p, h) => {
+      hashes.push(h);
+      return bcrypt.compare(p, h);
+    });
     const res = await fetch(`${url}/metrics`, { headers: { authorization: basic("nobody", "guess") } });
     expect(res.status).toBe(401);
     expect(hashes.map(bcryptCost)).toEqual([6]);

@@ -51,6 +51,13 @@ function record(req: IncomingMessage, seen: Seen[]): void {
   });
 }
 
+function recording(seen: Seen[], handler: Handler) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    record(req, seen);
+    handler(req, res, seen);
+  };
+}
+
 async function listen(server: Server): Promise<number> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -59,7 +66,7 @@ async function listen(server: Server): Promise<number> {
 
 async function httpServer(handler: Handler) {
   const seen: Seen[] = [];
-  const port = await listen(createHttpServer((req, res) => (record(req, seen), handler(req, res, seen))));
+  const port = await listen(createHttpServer(recording(seen, handler)));
   return { url: `http://127.0.0.1:${port}`, seen };
 }
 
@@ -72,7 +79,7 @@ async function httpsServer(handler: Handler, requestCert = false) {
       requestCert,
       rejectUnauthorized: false,
     },
-    (req, res) => (record(req, seen), handler(req, res, seen)),
+    recording(seen, handler),
   );
   const port = await listen(server);
   return { url: `https://127.0.0.1:${port}`, seen };
@@ -81,7 +88,7 @@ async function httpsServer(handler: Handler, requestCert = false) {
 /** One port that speaks HTTPS and plain HTTP (by the first byte), so a redirect can change only the scheme. */
 async function dualServer(handler: Handler) {
   const seen: Seen[] = [];
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => (record(req, seen), handler(req, res, seen));
+  const onRequest = recording(seen, handler);
   const plain = createHttpServer(onRequest);
   const secure = createHttpsServer(
     { cert: readCert(certs.serverCertFile), key: readCert(certs.serverKeyFile) },
