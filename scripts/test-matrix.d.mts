@@ -1,2 +1,3 @@
 export function runtimeMajors(): number[];
 export function dockerfileNodeMajor(): number;
+export function nodeBinary(major: number): string;

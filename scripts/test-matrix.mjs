@@ -32,7 +32,7 @@ export function dockerfileNodeMajor() {
 }
 
 /** A node binary of this major: the running one if it matches, else one installed into .runtimes/. */
-function nodeBinary(major) {
+export function nodeBinary(major) {
   if (Number(process.versions.node.split(".")[0]) === major) return process.execPath;
   const pkg = `node-${process.platform}-${process.arch}`;
   const prefix = join(root, ".runtimes", `node-${major}`);

@@ -9,6 +9,7 @@ import type { ExporterConfig } from "./config/types.js";
 import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
 import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
+import { decodePool } from "./poll/decode-pool.js";
 import { createProcessRegistry } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
 import { SourceStore } from "./publish/store.js";
@@ -67,6 +68,7 @@ export class Exporter {
   }
 
   static async start(loaded: LoadedConfig, flags: Flags, log: Logger): Promise<Exporter> {
+    decodePool.memoryLimitBytes = flags.decoderMemoryLimitBytes; // before the first poll starts a worker
     const exporter = new Exporter(loaded, flags, log);
     await listen(exporter.server, flags.listen.port, flags.listen.host);
     log.info(

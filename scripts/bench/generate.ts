@@ -54,6 +54,21 @@ export function targetsAnswer(count: number): string {
   return JSON.stringify({ status: "success", data: { activeTargets, droppedTargets: [] } });
 }
 
+/** Targets with only the fields Prometheus always sends: little JSON, many series per byte to convert. */
+export function leanTargetsAnswer(count: number): string {
+  const activeTargets = Array.from({ length: count }, (_, i) => ({
+    labels: { job: "j", instance: `i${i}` },
+    scrapePool: "j",
+    health: "up",
+    lastScrape: "2026-11-21T05:00:00Z",
+    lastScrapeDuration: 0.1,
+    lastError: "",
+    scrapeInterval: "30s",
+    scrapeTimeout: "10s",
+  }));
+  return JSON.stringify({ status: "success", data: { activeTargets, droppedTargets: [] } });
+}
+
 export function tsdbAnswer(limit: number): string {
   const list = (prefix: string, n: number, value: (i: number) => number) =>
     Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, value: value(i) }));

@@ -4,6 +4,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { parseArgs, promisify } from "node:util";
+import type { SizingRow } from "./sizing.js";
 
 const { values } = parseArgs({
   options: {
@@ -61,6 +62,10 @@ async function main() {
     );
     results.push(JSON.parse(stdout.trim().split("\n").pop() as string) as Result);
   }
+  process.stderr.write("bench: sizing the daemon on the image's Node.js ...\n");
+  const sizingOut = await run(process.execPath, ["--import", "tsx", "scripts/bench/sizing.ts"], { maxBuffer: 2 ** 20 });
+  const sizing = JSON.parse(sizingOut.stdout.trim().split("\n").pop() as string) as { node: string; rows: SizingRow[] };
+  const baseline = sizing.rows.find((r) => r.targets === 0)?.peakRssMiB ?? Number.NaN;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const lines = [
     "# Benchmark results",
@@ -114,6 +119,19 @@ async function main() {
     "",
     "The exporter's process only: the upstream runs in a process of its own, and the JSON.parse baselines",
     "are measured after these figures are taken. Peak RSS is sampled every 10 ms during polls and scrapes.",
+    "",
+    "## Sizing: the built daemon on the image's Node.js",
+    "",
+    `\`dist/main.js\` on Node ${sizing.node} with the default \`--decoder.memory-limit\`, polling targets every 3 s`,
+    `(five polls); peak RSS is the kernel's high-water mark of the whole process (VmHWM). Baseline: the same`,
+    "daemon polling an empty answer. Sources polled on one schedule decode their answers at the same time.",
+    "",
+    "| targets per source | sources | peak RSS MiB | ratio to baseline | targets endpoint |",
+    "|---:|---:|---:|---:|---|",
+    ...sizing.rows.map(
+      (r) =>
+        `| ${r.targets} | ${r.sources} | ${r.peakRssMiB} | ${(r.peakRssMiB / baseline).toFixed(2)}x | ${r.up.every((u) => u === 1) ? "decoded" : "refused (too_large)"} |`,
+    ),
     "",
   ];
   writeFileSync(values.out, lines.join("\n"));

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { DEFAULT_CONFIG_FILE } from "../config/defaults.js";
+import { DEFAULT_CONFIG_FILE, DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
+import { parseSize } from "../config/size.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -14,6 +15,8 @@ export interface Flags {
   telemetryPath: string;
   /** POST /-/reload is served only with --web.enable-lifecycle, as in Prometheus and Alertmanager. */
   enableLifecycle: boolean;
+  /** Heap of each decoder thread; an answer needing more fails its poll as too_large. */
+  decoderMemoryLimitBytes: number;
   logLevel: LogLevel;
   help: boolean;
   version: boolean;
@@ -30,10 +33,15 @@ Flags:
   --web.listen-address=ADDR     address to serve on, [host]:port (default ${DEFAULT_LISTEN_ADDRESS})
   --web.telemetry-path=PATH     path of the metrics (default /metrics)
   --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
+  --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it are
+                                refused as too_large before parsing (default ${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB)
   --log.level=LEVEL             ${LOG_LEVELS.join(", ")} (default info)
   --version                     print the version and exit
   -h, --help                    print this help and exit
 `;
+
+// A decoder thread itself needs a few MB; below this it could not parse even a modest answer.
+const MIN_DECODER_MEMORY = 32 * 2 ** 20;
 
 export class FlagError extends Error {
   override name = "FlagError";
@@ -54,6 +62,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
         "web.telemetry-path": { type: "string", default: "/metrics" },
         "web.enable-lifecycle": { type: "boolean", default: false },
+        "decoder.memory-limit": { type: "string", default: `${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB` },
         "log.level": { type: "string", default: "info" },
         version: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -71,6 +80,13 @@ export function parseFlags(argv: readonly string[]): Flags {
     throw new FlagError(`--web.telemetry-path: must start with / and not be /, got "${telemetryPath}"`);
   }
   const listenAddress = values["web.listen-address"] as string;
+  const memoryLimit = values["decoder.memory-limit"] as string;
+  const decoderMemoryLimitBytes = parseSize(memoryLimit);
+  if (decoderMemoryLimitBytes === undefined || decoderMemoryLimitBytes < MIN_DECODER_MEMORY) {
+    throw new FlagError(
+      `--decoder.memory-limit: expected a size of at least 32MiB such as 384MiB or 1GiB, got "${memoryLimit}"`,
+    );
+  }
   return {
     configFile: values["config.file"] as string,
     configCheck: values["config.check"] === true,
@@ -79,6 +95,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     listenAddress,
     telemetryPath,
     enableLifecycle: values["web.enable-lifecycle"] === true,
+    decoderMemoryLimitBytes,
     logLevel: logLevel as LogLevel,
     help: values.help === true,
     version: values.version === true,

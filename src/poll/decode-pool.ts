@@ -1,12 +1,19 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { gunzipSync } from "node:zlib";
+import { DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
 import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
 import { ownMemory, transferList } from "./transferable.js";
 
 // Tiny answers (an Alertmanager status) are decoded inline: a worker round trip costs more. The limit
 // is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
 const INLINE_LIMIT = 32 * 1024;
+
+// JSON.parse holds up to 2.5x the text on the heap (a 100k-target answer, 76 MB: 192 MB on Node 20,
+// 112 MB on Node 24). It cannot be interrupted, so a heap exhausted inside it aborts the whole process;
+// answers are therefore refused above a quarter of the limit before parsing. Validation and conversion
+// that follow are JavaScript, where an exhausted heap ends the worker alone (ERR_WORKER_OUT_OF_MEMORY).
+const HEAP_PER_JSON_BYTE = 4;
 
 // The build runs plain JS. Under the tests and scripts the sources are TypeScript: the worker then
 // registers tsx's loader before importing its entry.
@@ -36,84 +43,120 @@ function smallEnoughInline(job: DecodeJob): DecodeJob | undefined {
   }
 }
 
-function startWorker(): Worker {
-  if (!RUNNING_TS) return new Worker(WORKER_URL);
+function startWorker(memoryLimitBytes: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: Math.max(1, Math.floor(memoryLimitBytes / 2 ** 20)) };
+  if (!RUNNING_TS) return new Worker(WORKER_URL, { resourceLimits });
   const api = JSON.stringify(import.meta.resolve("tsx/esm/api"));
   const entry = JSON.stringify(WORKER_URL.href);
-  return new Worker(`import(${api}).then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true });
+  const code = `import(${api}).then((tsx) => { tsx.register(); return import(${entry}); });`;
+  return new Worker(code, { eval: true, resourceLimits });
 }
 
-interface Pending {
+const mib = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10}MiB`;
+
+interface Task {
+  job: DecodeJob;
   resolve(result: DecodeResult): void;
 }
 
 interface Slot {
   worker: Worker;
-  pending: Map<number, Pending>;
+  /** One job at a time, so a worker that runs out of memory fails exactly the answer that did it. */
+  task: Task | undefined;
   idleTimer: NodeJS.Timeout | undefined;
+}
+
+export interface DecodePoolOptions {
+  /** Worker threads at most; more jobs wait their turn. */
+  size?: number;
+  /** Old-generation heap of each worker (resourceLimits), bounding what one answer can take. */
+  memoryLimitBytes?: number;
 }
 
 /**
  * Decodes large answers in worker threads, so parsing never blocks the event loop that serves
- * scrapes. Jobs go to the least busy worker; a crashed worker fails its jobs and is replaced.
+ * scrapes. A worker that crashes or runs out of memory fails its job and is replaced.
  */
 export class DecodePool {
   private readonly slots: Slot[] = [];
-  private nextId = 0;
+  private readonly queue: Task[] = [];
+  private readonly size: number;
+  /** Applies to workers started from now on (idle workers end within a second). */
+  memoryLimitBytes: number;
   /** Jobs handed to a worker so far (the rest were decoded inline). */
   offloaded = 0;
 
-  constructor(private readonly size = Math.max(1, Math.min(2, availableParallelism()))) {}
+  constructor({ size, memoryLimitBytes }: DecodePoolOptions = {}) {
+    this.size = size ?? Math.max(1, Math.min(2, availableParallelism()));
+    this.memoryLimitBytes = memoryLimitBytes ?? DEFAULT_DECODER_MEMORY_LIMIT;
+  }
 
   decode(job: DecodeJob): Promise<DecodeResult> {
     const inline = smallEnoughInline(job);
     if (inline) return Promise.resolve(decodeAnswer(inline));
-    const slot = this.pick();
-    const id = this.nextId++;
     this.offloaded++;
-    const sent = ownMemory(job.body);
+    const budget = {
+      bytes: Math.floor(this.memoryLimitBytes / HEAP_PER_JSON_BYTE),
+      because: `the most a decoder can parse with --decoder.memory-limit=${mib(this.memoryLimitBytes)}`,
+    };
     return new Promise((resolve) => {
-      clearTimeout(slot.idleTimer);
-      slot.pending.set(id, { resolve });
-      slot.worker.ref();
-      slot.worker.postMessage({ id, job: { ...job, body: sent } }, transferList([sent]));
+      this.queue.push({ job: { ...job, budget }, resolve });
+      this.dispatch();
     });
   }
 
-  private retire(slot: Slot): void {
-    if (slot.pending.size > 0) return;
-    const i = this.slots.indexOf(slot);
-    if (i >= 0) this.slots.splice(i, 1);
-    void slot.worker.terminate();
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const slot =
+        this.slots.find((s) => s.task === undefined) ?? (this.slots.length < this.size ? this.spawn() : undefined);
+      if (!slot) return;
+      const task = this.queue.shift() as Task;
+      const body = ownMemory(task.job.body);
+      clearTimeout(slot.idleTimer);
+      slot.task = task;
+      slot.worker.ref();
+      slot.worker.postMessage({ job: { ...task.job, body } }, transferList([body]));
+    }
   }
 
-  private pick(): Slot {
-    if (this.slots.length < this.size) {
-      const idle = this.slots.find((s) => s.pending.size === 0);
-      return idle ?? this.spawn();
-    }
-    return this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+  private remove(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
   }
 
   private spawn(): Slot {
-    const worker = startWorker();
-    const slot: Slot = { worker, pending: new Map(), idleTimer: undefined };
+    const worker = startWorker(this.memoryLimitBytes);
+    const slot: Slot = { worker, task: undefined, idleTimer: undefined };
     worker.unref();
-    worker.on("message", ({ id, result }: { id: number; result: DecodeResult }) => {
-      slot.pending.get(id)?.resolve(result);
-      slot.pending.delete(id);
-      if (slot.pending.size > 0) return;
+    worker.on("message", ({ result }: { result: DecodeResult }) => {
+      slot.task?.resolve(result);
+      slot.task = undefined;
       worker.unref(); // idle workers must not keep the process alive
-      slot.idleTimer = setTimeout(() => this.retire(slot), IDLE_EXIT_MS).unref();
+      slot.idleTimer = setTimeout(() => {
+        if (slot.task) return;
+        this.remove(slot);
+        void worker.terminate();
+      }, IDLE_EXIT_MS).unref();
+      this.dispatch();
     });
-    const fail = (why: string) => {
-      for (const p of slot.pending.values()) p.resolve({ ok: false, reason: "invalid_payload", message: why });
-      slot.pending.clear();
-      const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots.splice(i, 1);
+    const fail = (result: DecodeResult) => {
+      slot.task?.resolve(result);
+      slot.task = undefined;
+      this.remove(slot);
+      this.dispatch(); // waiting jobs get a fresh worker
     };
-    worker.on("error", (err) => fail(`decoder failed: ${err.name}: ${err.message || "(no message)"}`));
-    worker.on("exit", (code) => fail(`decoder exited with code ${code}`));
+    worker.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ERR_WORKER_OUT_OF_MEMORY") {
+        const message = `decoding the answer needed more than --decoder.memory-limit=${mib(this.memoryLimitBytes)}`;
+        fail({ ok: false, reason: "too_large", message });
+      } else {
+        const message = `decoder failed: ${err.name}: ${err.message || "(no message)"}`;
+        fail({ ok: false, reason: "invalid_payload", message });
+      }
+    });
+    worker.on("exit", (code) =>
+      fail({ ok: false, reason: "invalid_payload", message: `decoder exited with code ${code}` }),
+    );
     this.slots.push(slot);
     return slot;
   }

@@ -5,7 +5,7 @@ import { ownMemory, transferList } from "./transferable.js";
 // Worker thread entry: decodes answers off the main event loop, so a 76 MB JSON.parse never stalls
 // scrapes. Result buffers are moved back, not copied; small ones from Node's shared pool are copied
 // into memory of their own first (a newer Node.js refuses to transfer the pool).
-parentPort?.on("message", ({ id, job }: { id: number; job: DecodeJob }) => {
+parentPort?.on("message", ({ job }: { job: DecodeJob }) => {
   let result: DecodeResult;
   try {
     result = decodeAnswer(job);
@@ -15,10 +15,9 @@ parentPort?.on("message", ({ id, job }: { id: number; job: DecodeJob }) => {
     result = { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` };
   }
   try {
-    parentPort?.postMessage({ id, result }, result.ok ? transferList(result.families.map(([, l]) => l)) : []);
+    parentPort?.postMessage({ result }, result.ok ? transferList(result.families.map(([, l]) => l)) : []);
   } catch (error) {
     parentPort?.postMessage({
-      id,
       result: { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` },
     });
   }

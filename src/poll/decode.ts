@@ -14,11 +14,19 @@ export interface DecodeOptions extends ConvertOptions {
   maxBytes: number;
 }
 
+/** The most JSON a decoder may parse: set by the pool from its workers' memory limit. */
+export interface ParseBudget {
+  bytes: number;
+  /** Said in the error, so the operator knows what to raise. */
+  because: string;
+}
+
 export interface DecodeJob {
   endpoint: Endpoint;
   body: Uint8Array;
   encoding: string | undefined;
   options: DecodeOptions;
+  budget?: ParseBudget;
 }
 
 export type { RenderedFamilies } from "../publish/text-format.js";
@@ -49,23 +57,29 @@ export function outputChunkSize(gz: Buffer, maxBytes: number): number {
  * Turns an answer's bytes into rendered series: decompress (capped), parse, validate, convert,
  * render. CPU only, no I/O, so it can run in a worker thread.
  */
-export function decodeAnswer({ endpoint, body, encoding, options }: DecodeJob): DecodeResult {
+export function decodeAnswer({ endpoint, body, encoding, options, budget }: DecodeJob): DecodeResult {
+  // Whichever limit is lower says why an answer is refused: max_response_size or the decoder's memory.
+  const overBudget = budget !== undefined && budget.bytes < options.maxBytes;
+  const maxBytes = overBudget ? budget.bytes : options.maxBytes;
+  const tooLarge = () =>
+    fail(
+      "too_large",
+      `answer larger than ${maxBytes} bytes after decompression${overBudget ? `, ${budget.because}` : ""}`,
+    );
   let bytes: Buffer | undefined = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (encoding && encoding !== "identity") {
     if (encoding !== "gzip" && encoding !== "x-gzip")
       return fail("invalid_json", `unsupported content-encoding "${encoding}"`);
     try {
-      bytes = gunzipSync(bytes, {
-        maxOutputLength: options.maxBytes,
-        chunkSize: outputChunkSize(bytes, options.maxBytes),
-      });
+      bytes = gunzipSync(bytes, { maxOutputLength: maxBytes, chunkSize: outputChunkSize(bytes, maxBytes) });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-        return fail("too_large", `answer larger than ${options.maxBytes} bytes after decompression`);
-      }
+      if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") return tooLarge();
       return fail("invalid_json", `answer is not valid gzip: ${(error as Error).message}`);
     }
   }
+  // Checked before parsing: JSON.parse cannot be interrupted, so a worker whose heap runs out inside it
+  // takes the whole process down (V8 aborts) instead of ending alone.
+  if (bytes.length > maxBytes) return tooLarge();
   let json: unknown;
   try {
     const text = bytes.toString("utf8");

@@ -8,6 +8,7 @@ describe("parseFlags", () => {
       listen: { host: undefined, port: 9816 },
       telemetryPath: "/metrics",
       logLevel: "info",
+      decoderMemoryLimitBytes: 320 * 2 ** 20,
     });
   });
 
@@ -18,12 +19,14 @@ describe("parseFlags", () => {
       "127.0.0.1:9999",
       "--log.level=debug",
       "--web.telemetry-path=/m",
+      "--decoder.memory-limit=1GiB",
     ]);
     expect(flags).toMatchObject({
       configFile: "/etc/x.yml",
       listen: { host: "127.0.0.1", port: 9999 },
       logLevel: "debug",
       telemetryPath: "/m",
+      decoderMemoryLimitBytes: 2 ** 30,
     });
   });
 
@@ -32,6 +35,8 @@ describe("parseFlags", () => {
     [["--log.level=loud"], /--log.level: must be one of debug, info, warn, error, got "loud"/],
     [["--web.telemetry-path=metrics"], /--web.telemetry-path: must start with \//],
     [["--web.listen-address=9816"], /--web.listen-address: expected \[host\]:port/],
+    [["--decoder.memory-limit=512"], /--decoder.memory-limit: expected a size of at least 32MiB .* got "512"/],
+    [["--decoder.memory-limit=16MiB"], /--decoder.memory-limit: expected a size of at least 32MiB/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);

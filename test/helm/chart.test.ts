@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments, stringify } from "yaml";
+import { parseFlags } from "../../src/cli/flags.js";
+import { DEFAULT_DECODER_MEMORY_LIMIT } from "../../src/config/defaults.js";
 import { configSchema } from "../../src/config/schema.js";
 import { parseYaml } from "../../src/config/yaml-file.js";
 import { tempDir } from "../harness/processes.js";
@@ -98,6 +100,16 @@ describe("Helm chart, standalone (default values)", () => {
     expect(container.args).toContain("--config.file=/etc/promstatus/config/exporter.yml");
     expect(container.image).toBe("prometheus-status-exporter:0.1.0");
     expect(container.resources.limits.memory).toBe("1Gi");
+    expect(container.args).toContain("--decoder.memory-limit=320MiB");
+  });
+
+  it("passes a decoder memory limit the exporter accepts, and the default equals the exporter's", () => {
+    const arg = (ms: Manifest[]) =>
+      (one(ms, "Deployment").spec.template.spec.containers[0].args as string[]).find((a) =>
+        a.startsWith("--decoder.memory-limit="),
+      ) as string;
+    expect(parseFlags([arg(manifests)]).decoderMemoryLimitBytes).toBe(DEFAULT_DECODER_MEMORY_LIMIT);
+    expect(parseFlags([arg(render({ decoderMemoryLimit: "1GiB" }))]).decoderMemoryLimitBytes).toBe(2 ** 30);
   });
 
   it("rolls the pods when the config changes", () => {

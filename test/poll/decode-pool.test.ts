@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { targetsAnswer } from "../../scripts/bench/generate.js";
+import { leanTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
 import type { DecodeJob } from "../../src/poll/decode.js";
 import { outputChunkSize } from "../../src/poll/decode.js";
 import { DecodePool } from "../../src/poll/decode-pool.js";
@@ -14,14 +14,14 @@ const job = (body: Uint8Array, encoding?: string): DecodeJob => ({
 
 describe("DecodePool", () => {
   it("decodes a small answer inline, judged by its decompressed size", async () => {
-    const pool = new DecodePool(1);
+    const pool = new DecodePool({ size: 1 });
     const small = gzipSync(JSON.stringify({ status: "success", data: { activeTargets: [], droppedTargets: [] } }));
     expect((await pool.decode(job(small, "gzip"))).ok).toBe(true);
     expect(pool.offloaded).toBe(0);
   });
 
   it("sends a few KB of gzip that inflate to megabytes to a worker, not the event loop", async () => {
-    const pool = new DecodePool(1);
+    const pool = new DecodePool({ size: 1 });
     // Valid JSON padded with 8 MB of white space: about 8 KB gzipped.
     const json = `{"status":"success","data":{"activeTargets":[],"droppedTargets":[]}${" ".repeat(8 * 2 ** 20)}}`;
     const bomb = gzipSync(json);
@@ -29,6 +29,33 @@ describe("DecodePool", () => {
     const result = await pool.decode(job(bomb, "gzip"));
     expect(result.ok).toBe(true);
     expect(pool.offloaded).toBe(1);
+  });
+});
+
+describe("DecodePool memory limit", () => {
+  it("refuses, before parsing, an answer larger than a quarter of the limit (JSON.parse cannot be interrupted)", async () => {
+    const pool = new DecodePool({ size: 1, memoryLimitBytes: 64 * 2 ** 20 });
+    const json = targetsAnswer(25_000);
+    expect(json.length).toBeGreaterThan(16 * 2 ** 20);
+    for (const result of [await pool.decode(job(gzipSync(json), "gzip")), await pool.decode(job(Buffer.from(json)))]) {
+      expect(result).toMatchObject({ ok: false, reason: "too_large" });
+      expect(result.ok ? "" : result.message).toContain("--decoder.memory-limit=64MiB");
+    }
+    expect((await pool.decode(job(gzipSync(targetsAnswer(2000)), "gzip"))).ok).toBe(true);
+  });
+
+  it("fails only the answer that exhausts a decoder's heap, as too_large; the next one gets a fresh decoder", async () => {
+    const pool = new DecodePool({ size: 1, memoryLimitBytes: 32 * 2 ** 20 });
+    const heavy = leanTargetsAnswer(43_000); // parses within the limit; its 215k series do not fit
+    expect(heavy.length).toBeLessThan(8 * 2 ** 20);
+    const [exhausted, waiting] = await Promise.all([
+      pool.decode(job(gzipSync(heavy), "gzip")),
+      pool.decode(job(gzipSync(targetsAnswer(2000)), "gzip")), // queued behind it on the only worker
+    ]);
+    expect(exhausted).toMatchObject({ ok: false, reason: "too_large" });
+    expect(exhausted.ok ? "" : exhausted.message).toContain("needed more than --decoder.memory-limit=32MiB");
+    expect(waiting).toMatchObject({ ok: true, series: expect.any(Number) });
+    expect(pool.offloaded).toBe(2);
   });
 });
 
