@@ -7,7 +7,11 @@ export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
  * Label names the exporter sets itself on a source's series; a static label with one of these names
  * would collide with them. Derived from the metric catalogue so the two cannot drift apart.
  */
-export const RESERVED_LABELS: ReadonlySet<string> = new Set(["source", ...SOURCE_FAMILIES.flatMap((f) => f.labels)]);
+export const RESERVED_LABELS: ReadonlySet<string> = new Set([
+  "source",
+  "group",
+  ...SOURCE_FAMILIES.flatMap((f) => f.labels),
+]);
 
 /**
  * The name a target label is served under. The text format the exporter serves (0.0.4) takes only

@@ -19,6 +19,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
     return {
       name: s.name,
       kind: s.kind,
+      ...(s.group === undefined ? {} : { group: s.group }),
       url: s.url.replace(/\/+$/, ""),
       labels: s.labels ?? {},
       schedule: s.schedule ?? globalSchedule,

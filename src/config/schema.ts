@@ -78,6 +78,11 @@ const staticLabels = z.record(labelName, z.string({ error: "label values must be
 
 const common = {
   name: z.string({ error: typeError("must be a string") }).min(1, { error: "must not be empty" }),
+  // Replicas of one service (an Alertmanager cluster, an HA Prometheus pair), compared with each other.
+  group: z
+    .string({ error: typeError("must be a string") })
+    .min(1, { error: "must not be empty" })
+    .optional(),
   url: httpUrl,
   labels: staticLabels.optional(),
   schedule: cronExpression.optional(),
@@ -138,6 +143,8 @@ const source = z.discriminatedUnion("kind", [prometheusSource, alertmanagerSourc
   error: (issue) => (issue.code === "invalid_union" ? 'kind must be "prometheus" or "alertmanager"' : undefined),
 });
 
+type RawSourceShape = z.infer<typeof source>;
+
 export const configSchema = z.strictObject({
   global: z
     .strictObject({
@@ -160,6 +167,20 @@ export const configSchema = z.strictObject({
             message: `duplicate source name "${s.name}" (also sources[${first}])`,
           });
         else seen.set(s.name, i);
+      });
+      // A group compares replicas of one service: one kind of server throughout.
+      const firstOfGroup = new Map<string, number>();
+      sources.forEach((s, i) => {
+        if (s.group === undefined) return;
+        const first = firstOfGroup.get(s.group);
+        if (first === undefined) return void firstOfGroup.set(s.group, i);
+        const other = sources[first] as RawSourceShape;
+        if (other.kind !== s.kind)
+          ctx.addIssue({
+            code: "custom",
+            path: [i, "group"],
+            message: `group "${s.group}" mixes kinds: "${s.name}" is ${s.kind}, "${other.name}" (sources[${first}]) is ${other.kind}`,
+          });
       });
     }),
 });

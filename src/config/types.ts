@@ -13,6 +13,8 @@ export interface HttpClientConfig {
 export interface SourceConfig {
   name: string;
   kind: "prometheus" | "alertmanager";
+  /** Replica group: its members are compared with each other, and every series carries `group`. */
+  group?: string;
   /** Base URL without trailing slash; a path prefix is kept. */
   url: string;
   labels: Record<string, string>;

@@ -129,6 +129,47 @@ export const ALERTMANAGER = {
   ),
 } as const;
 
+/** One set per replica group: labels listed here come on top of `group` (and nothing else). */
+export const GROUP = {
+  sources: family("promstatus_group_sources", "Sources configured in the replica group."),
+  sourcesUp: family(
+    "promstatus_group_sources_up",
+    "Members of the group whose last poll of every enabled endpoint succeeded.",
+  ),
+  clusterViews: family(
+    "promstatus_group_alertmanager_cluster_views",
+    "Distinct peer sets among the answering members: 1 when they agree, more for a partition or a member that never joined.",
+  ),
+  missingPeers: family(
+    "promstatus_group_alertmanager_missing_peers",
+    "Other answering members of the group absent from this member's peer list.",
+    ["source"],
+  ),
+  configVersions: family(
+    "promstatus_group_alertmanager_config_versions",
+    "Distinct configuration hashes among the answering members.",
+  ),
+  versions: family(
+    "promstatus_group_alertmanager_versions",
+    "Distinct Alertmanager versions among the answering members.",
+  ),
+  targetSets: family(
+    "promstatus_group_prometheus_target_sets",
+    "Distinct sets of active targets (scrape pool and per-target labels) among the answering members.",
+  ),
+  targetsMissing: family(
+    "promstatus_group_prometheus_targets_missing",
+    "Targets that another answering member has and this member lacks.",
+    ["source"],
+  ),
+  healthDisagreements: family(
+    "promstatus_group_prometheus_health_disagreements",
+    "Targets up on one answering member and down on another.",
+  ),
+} as const;
+
+export const GROUP_FAMILIES: readonly FamilyDef[] = Object.values(GROUP);
+
 /** All families derived from upstream answers, in exposition order. */
 export const SOURCE_FAMILIES: readonly FamilyDef[] = [
   ...Object.values(POLL),

@@ -2,6 +2,16 @@ import { parentPort } from "node:worker_threads";
 import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
 import { ownMemory, transferList } from "./transferable.js";
 
+/** The result's large buffers, moved to the main thread rather than copied. */
+function resultBuffers(result: DecodeResult & { ok: true }): Uint8Array[] {
+  const buffers: Uint8Array[] = result.families.map(([, lines]) => lines);
+  if (result.facts?.kind === "prometheus") {
+    const { targets, health } = result.facts;
+    buffers.push(new Uint8Array(targets.buffer, targets.byteOffset, targets.byteLength), health);
+  }
+  return buffers;
+}
+
 // Worker thread entry: decodes answers off the main event loop, so a 76 MB JSON.parse never stalls
 // scrapes. Result buffers are moved back, not copied; small ones from Node's shared pool are copied
 // into memory of their own first (a newer Node.js refuses to transfer the pool).
@@ -15,7 +25,7 @@ parentPort?.on("message", ({ job }: { job: DecodeJob }) => {
     result = { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` };
   }
   try {
-    parentPort?.postMessage({ result }, result.ok ? transferList(result.families.map(([, l]) => l)) : []);
+    parentPort?.postMessage({ result }, result.ok ? transferList(resultBuffers(result)) : []);
   } catch (error) {
     parentPort?.postMessage({
       result: { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` },

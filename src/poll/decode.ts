@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import type { Endpoint } from "../config/types.js";
 import { InvalidPayloadError } from "../convert/invalid-payload.js";
+import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { RenderedFamilies } from "../publish/text-format.js";
 import { renderSampleSet } from "../publish/text-format.js";
 import { describeMismatch } from "../upstream/payloads.js";
@@ -32,7 +33,7 @@ export interface DecodeJob {
 export type { RenderedFamilies } from "../publish/text-format.js";
 
 export type DecodeResult =
-  | { ok: true; families: RenderedFamilies; series: number }
+  | { ok: true; families: RenderedFamilies; series: number; facts?: ReplicaFacts }
   | { ok: false; reason: FailureReason; message: string };
 
 const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: false, reason, message });
@@ -94,7 +95,9 @@ export function decodeAnswer({ endpoint, body, encoding, options, budget }: Deco
   if (!parsed.success) return fail("invalid_payload", `unexpected answer: ${describeMismatch(parsed.error)}`);
   try {
     const samples = spec.convert(parsed.data, options);
-    return { ok: true, families: renderSampleSet(samples, options.labelPrefix), series: samples.size };
+    const facts = options.replicaFacts ? spec.facts?.(parsed.data, options) : undefined;
+    const families = renderSampleSet(samples, options.labelPrefix);
+    return { ok: true, families, series: samples.size, ...(facts ? { facts } : {}) };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
     return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import { convertAlertmanagerStatus } from "../convert/alertmanager-status.js";
+import { alertmanagerFacts, prometheusFacts, type ReplicaFacts } from "../convert/replica-facts.js";
 import type { SampleSet } from "../convert/samples.js";
 import { convertTargets, type TargetLabel } from "../convert/targets.js";
 import { agentModeSamples, convertTsdb } from "../convert/tsdb.js";
@@ -9,6 +10,8 @@ import type { PollError } from "../upstream/poll-error.js";
 
 /** What converters need from a source's config (plain data: it crosses to worker threads). */
 export interface ConvertOptions {
+  /** The source is in a replica group: also keep what its members are compared by. */
+  replicaFacts: boolean;
   perTarget: boolean;
   limit: number | undefined;
   targetLabels: readonly TargetLabel[];
@@ -27,6 +30,8 @@ export interface EndpointSpec<T = unknown> {
   searchParams(source: SourceConfig): Record<string, string> | undefined;
   schema: z.ZodType<T>;
   convert(payload: T, options: ConvertOptions): SampleSet;
+  /** What replicas of a group are compared by, from this endpoint's answer (one endpoint per kind). */
+  facts?(payload: T, options: ConvertOptions): ReplicaFacts;
   /** Error answers that tell something about the server; undefined for a real failure. */
   recognise?(error: PollError): Recognised | undefined;
 }
@@ -60,11 +65,13 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     searchParams: () => undefined,
     schema: targetsResponse,
     convert: (payload, o) => convertTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }),
+    facts: (payload, o) => prometheusFacts(payload, o.targetLabels),
   }),
   status: spec({
     path: "/api/v2/status",
     searchParams: () => undefined,
     schema: alertmanagerStatusResponse,
     convert: (payload) => convertAlertmanagerStatus(payload),
+    facts: (payload) => alertmanagerFacts(payload),
   }),
 };

@@ -1,4 +1,5 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import type { ReplicaFacts } from "../convert/replica-facts.js";
 import { renderSampleSet, sourceLabelPrefix } from "../publish/text-format.js";
 import { fetchBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
@@ -15,6 +16,8 @@ export type PollOutcome =
       finishedAt: number;
       /** What the answer said about the server that the operator should hear once (agent mode). */
       notice?: string;
+      /** What replicas are compared by, for a source in a group. */
+      facts?: ReplicaFacts;
     }
   | { ok: false; error: PollError; durationSeconds: number; finishedAt: number };
 
@@ -41,6 +44,7 @@ export async function pollEndpoint(
       body,
       encoding,
       options: {
+        replicaFacts: source.group !== undefined,
         perTarget: source.targets.perTarget,
         targetLabels: source.targets.labels,
         limit: source.tsdb.limit,
@@ -49,7 +53,8 @@ export async function pollEndpoint(
       },
     });
     if (!result.ok) throw new PollError(result.reason, result.message);
-    return { ok: true, families: result.families, series: result.series, ...finish() };
+    const { families, series, facts } = result;
+    return { ok: true, families, series, ...(facts ? { facts } : {}), ...finish() };
   } catch (error) {
     const pollError = error instanceof PollError ? error : new PollError("connection", String(error));
     const recognised = spec.recognise?.(pollError);

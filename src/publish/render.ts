@@ -1,5 +1,6 @@
-import { POLL, SOURCE_FAMILIES } from "../convert/families.js";
+import { GROUP_FAMILIES, POLL, SOURCE_FAMILIES } from "../convert/families.js";
 import type { Sample } from "../convert/samples.js";
+import type { RenderedFamilies } from "../poll/decode.js";
 import type { SourceState } from "./source-state.js";
 import { familyHeader, renderSamples, sourceLabelPrefix } from "./text-format.js";
 
@@ -9,13 +10,14 @@ import { familyHeader, renderSamples, sourceLabelPrefix } from "./text-format.js
  * series absent from the current state is simply not there: staleness is handled by construction.
  */
 // The HELP and TYPE lines never change: encoded once.
-const HEADERS: readonly [name: string, header: Buffer][] = SOURCE_FAMILIES.map((f) => [
-  f.name,
-  Buffer.from(familyHeader(f)),
-]);
+const FAMILIES = [...SOURCE_FAMILIES, ...GROUP_FAMILIES];
+const HEADERS: readonly [name: string, header: Buffer][] = FAMILIES.map((f) => [f.name, Buffer.from(familyHeader(f))]);
 
-export function assembleExposition(sources: Iterable<SourceState>): Uint8Array[] {
-  const chunks = new Map<string, Uint8Array[]>(SOURCE_FAMILIES.map((f) => [f.name, []]));
+export function assembleExposition(
+  sources: Iterable<SourceState>,
+  groups: Iterable<RenderedFamilies> = [],
+): Uint8Array[] {
+  const chunks = new Map<string, Uint8Array[]>(FAMILIES.map((f) => [f.name, []]));
   const add = (name: string, chunk: Uint8Array) => {
     if (chunk.length > 0) chunks.get(name)?.push(chunk);
   };
@@ -35,6 +37,7 @@ export function assembleExposition(sources: Iterable<SourceState>): Uint8Array[]
     }
     for (const [name, samples] of poll) add(name, renderSamples(name, prefix, samples));
   }
+  for (const families of groups) for (const [name, lines] of families) add(name, lines);
   // Kept as pieces: concatenating would copy every byte again (43 MB at 100k targets) on the event loop.
   const parts: Uint8Array[] = [];
   for (const [name, header] of HEADERS) parts.push(header, ...(chunks.get(name) ?? []));

@@ -1,4 +1,5 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
 import { FAILURE_REASONS, type FailureReason } from "../upstream/poll-error.js";
@@ -11,6 +12,8 @@ export interface EndpointState {
   failures: Map<FailureReason, number>;
   /** Rendered series of the last poll if it succeeded; a failed poll clears them so nothing stale is served. */
   families: RenderedFamilies | undefined;
+  /** What replicas are compared by, from the last poll if it succeeded (grouped sources only). */
+  facts: ReplicaFacts | undefined;
 }
 
 export interface SourceState {
@@ -29,6 +32,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       lastSuccessSeconds: outcome.finishedAt,
       failures,
       families: outcome.families,
+      facts: outcome.facts,
     };
   }
   const reason = outcome.error.reason;
@@ -40,5 +44,6 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     lastSuccessSeconds: previous?.lastSuccessSeconds,
     failures: next,
     families: undefined,
+    facts: undefined,
   };
 }

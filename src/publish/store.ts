@@ -1,7 +1,9 @@
 import { constants, createGzip } from "node:zlib";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
+import { type GroupView, groupViews, renderGroup } from "./groups.js";
 import { assembleExposition } from "./render.js";
 import { applyOutcome, type SourceState } from "./source-state.js";
 
@@ -20,6 +22,8 @@ export interface Exposition {
  */
 export class SourceStore {
   private sources = new Map<string, SourceState>();
+  /** Rendered series of each replica group, recomputed when one of its members' polls finishes. */
+  private groups = new Map<string, RenderedFamilies>();
   private version = 0;
   private current: Exposition & { version: number } = { version: -1, parts: [], length: 0, gzip: undefined };
   private assembleQueued = false;
@@ -36,6 +40,7 @@ export class SourceStore {
       next.set(config.name, current && sameSource(current.config, config) ? current : { config, endpoints: new Map() });
     }
     this.sources = next;
+    this.groups = new Map([...groupViews(next.values())].map(([name, view]) => [name, renderGroup(view)]));
     this.changed();
   }
 
@@ -44,6 +49,8 @@ export class SourceStore {
     const source = this.sources.get(config.name);
     if (!source || source.config !== config) return;
     source.endpoints.set(endpoint, applyOutcome(source.endpoints.get(endpoint), outcome));
+    const group = config.group === undefined ? undefined : groupViews(this.sources.values()).get(config.group);
+    if (group) this.groups.set(group.name, renderGroup(group));
     this.changed();
   }
 
@@ -51,12 +58,17 @@ export class SourceStore {
   exposition(): Exposition {
     if (this.current.version !== this.version) {
       const version = this.version;
-      const parts = assembleExposition(this.sources.values());
+      const parts = assembleExposition(this.sources.values(), this.groups.values());
       const length = parts.reduce((n, p) => n + p.length, 0);
       this.current = { version, parts, length, gzip: undefined };
       this.compress(version, parts);
     }
     return this.current;
+  }
+
+  /** The replica groups with their members' current state (for the landing page). */
+  groupViews(): Map<string, GroupView> {
+    return groupViews(this.sources.values());
   }
 
   /** Gzips a version in the thread pool; until it is ready scrapes get the plain text. */

@@ -82,9 +82,11 @@ function labelBlock(prefix: string, labels: Labels): string {
   return out ? `{${out}}` : "";
 }
 
-/** The labels every series of a source carries: `source` and the source's static labels. */
-export function sourceLabelPrefix(source: { name: string; labels: Labels }): string {
-  return labelPrefix({ source: source.name, ...source.labels });
+/** The labels every series of a source carries: `source`, its `group` if any, and its static labels. */
+export function sourceLabelPrefix(source: { name: string; group?: string; labels: Labels }): string {
+  const labels: Labels = { source: source.name };
+  if (source.group !== undefined) labels.group = source.group;
+  return labelPrefix({ ...labels, ...source.labels });
 }
 
 /** The HELP and TYPE lines of a family. */

@@ -9,7 +9,14 @@ const job = (body: Uint8Array, encoding?: string): DecodeJob => ({
   endpoint: "targets",
   body,
   encoding,
-  options: { perTarget: true, targetLabels: [], limit: undefined, labelPrefix: 'source="p"', maxBytes: 256 * 2 ** 20 },
+  options: {
+    replicaFacts: false,
+    perTarget: true,
+    targetLabels: [],
+    limit: undefined,
+    labelPrefix: 'source="p"',
+    maxBytes: 256 * 2 ** 20,
+  },
 });
 
 describe("DecodePool", () => {

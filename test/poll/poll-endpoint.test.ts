@@ -300,6 +300,7 @@ describe("pollEndpoint at scale", () => {
       body: Buffer.from(big),
       encoding: undefined,
       options: {
+        replicaFacts: false,
         perTarget: true,
         targetLabels: [],
         limit: undefined,

@@ -1,13 +1,18 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import type { SourceConfig } from "../../src/config/types.js";
+import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status.js";
+import { alertmanagerFacts } from "../../src/convert/replica-facts.js";
 import { SampleSet } from "../../src/convert/samples.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
 import { SourceStore } from "../../src/publish/store.js";
 import { renderSamples, sourceLabelPrefix } from "../../src/publish/text-format.js";
+import { type AlertmanagerStatusResponse, alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 import { waitFor } from "../harness/processes.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
+import { upstreamFixture } from "../helpers/fixtures.js";
 import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
 const A = sourceConfig({ name: "a", labels: { region: "eu-1" } });
@@ -187,5 +192,56 @@ describe("SourceStore", () => {
       store.record(changed, "tsdb", ok(head(3), changed));
       expect(valueIn(textOf(store), "promstatus_tsdb_head_series", { region: "eu-2" })).toBe(3);
     });
+  });
+});
+
+describe("SourceStore: replica groups", () => {
+  const member = (name: string) =>
+    sourceConfig({
+      name,
+      kind: "alertmanager",
+      group: "am-prod",
+      labels: {},
+      tsdb: { enabled: false, limit: undefined },
+    });
+  const [am0, am1] = [member("am-0"), member("am-1")];
+  const status = (fixture: string, config: SourceConfig): PollOutcome => {
+    const payload = upstreamFixture<AlertmanagerStatusResponse>(`groups/${fixture}`, alertmanagerStatusResponse);
+    return { ...ok(convertAlertmanagerStatus(payload), config), facts: alertmanagerFacts(payload) };
+  };
+
+  it("labels every series of a member with its group and compares the members whenever one is polled", async () => {
+    const store = new SourceStore([am0, am1, B]);
+    store.record(am0, "status", status("alertmanager-split-0.json", am0));
+    let text = textOf(store);
+    expect(valueIn(text, "promstatus_up", { source: "am-0", group: "am-prod", endpoint: "status" })).toBe(1);
+    expect(valueIn(text, "promstatus_alertmanager_cluster_peers", { source: "am-0", group: "am-prod" })).toBe(1);
+    expect(samplesOf(text, "promstatus_up", { source: "b" })[0]?.labels.group).toBeUndefined();
+    expect(valueIn(text, "promstatus_group_sources", { group: "am-prod" })).toBe(2);
+    expect(valueIn(text, "promstatus_group_sources_up", { group: "am-prod" })).toBe(1);
+    expect(valueIn(text, "promstatus_group_alertmanager_cluster_views", { group: "am-prod" })).toBe(1);
+
+    store.record(am1, "status", status("alertmanager-split-1.json", am1));
+    text = textOf(store);
+    expect(valueIn(text, "promstatus_group_sources_up", { group: "am-prod" })).toBe(2);
+    expect(valueIn(text, "promstatus_group_alertmanager_cluster_views", { group: "am-prod" })).toBe(2);
+    expect(valueIn(text, "promstatus_group_alertmanager_missing_peers", { group: "am-prod", source: "am-1" })).toBe(1);
+    expect(promtoolCheckMetrics(text).status).toBe(0);
+
+    store.record(am1, "status", failed("timeout")); // out of the comparison, still a member
+    text = textOf(store);
+    expect(valueIn(text, "promstatus_group_sources_up", { group: "am-prod" })).toBe(1);
+    expect(valueIn(text, "promstatus_group_alertmanager_cluster_views", { group: "am-prod" })).toBe(1);
+    expect(samplesOf(text, "promstatus_group_alertmanager_missing_peers", { source: "am-1" })).toEqual([]);
+  });
+
+  it("recomputes the groups on reload: a removed member leaves, an emptied group goes", async () => {
+    const store = new SourceStore([am0, am1]);
+    store.record(am0, "status", status("alertmanager-healthy-0.json", am0));
+    store.record(am1, "status", status("alertmanager-healthy-1.json", am1));
+    store.apply([am0]);
+    expect(valueIn(textOf(store), "promstatus_group_sources", { group: "am-prod" })).toBe(1);
+    store.apply([B]);
+    expect(samplesOf(textOf(store), "promstatus_group_sources")).toEqual([]);
   });
 });

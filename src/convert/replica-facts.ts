@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import type { ActiveTarget, AlertmanagerStatusResponse, TargetsResponse } from "../upstream/payloads.js";
+import type { TargetLabel } from "./targets.js";
+
+// What one member of a replica group said, kept between polls so the members can be compared: a few
+// strings for an Alertmanager, a compact identity per target for a Prometheus (never the answer itself).
+
+export interface AlertmanagerFacts {
+  kind: "alertmanager";
+  /** The member's own peer name (`cluster.name`); empty when clustering is off. */
+  peerName: string;
+  /** Peer names the member sees, sorted, itself included (as Alertmanager lists it). */
+  peers: string[];
+  configSha256: string;
+  version: string;
+}
+
+/** Health codes of `PrometheusFacts.health`. */
+export const HEALTH = { unknown: 0, up: 1, down: 2 } as const;
+
+export interface PrometheusFacts {
+  kind: "prometheus";
+  /** One 48-bit hash per distinct target identity (scrape pool and per-target labels), ascending. */
+  targets: Float64Array;
+  /** HEALTH code of each entry of `targets`; targets sharing an identity: down wins, then up. */
+  health: Uint8Array;
+}
+
+export type ReplicaFacts = AlertmanagerFacts | PrometheusFacts;
+
+export function alertmanagerFacts(payload: AlertmanagerStatusResponse): AlertmanagerFacts {
+  return {
+    kind: "alertmanager",
+    peerName: payload.cluster.name ?? "",
+    peers: payload.cluster.peers.map((p) => p.name).sort(),
+    configSha256: createHash("sha256").update(payload.config.original).digest("hex"),
+    version: payload.versionInfo?.version ?? "",
+  };
+}
+
+const HEALTH_BITS = 4; // room for a HEALTH code below the identity hash in one float64 (48 + 2 bits < 53)
+
+/** A target's identity: the labels its per-target series carry, so replicas match as dashboards do. */
+function identity(target: ActiveTarget, extra: readonly TargetLabel[]): number {
+  const hash = createHash("sha1")
+    .update(target.scrapePool)
+    .update("\0")
+    .update(target.labels.job ?? "");
+  hash.update("\0").update(target.labels.instance ?? "");
+  for (const { from } of extra) hash.update("\0").update(target.labels[from] ?? "");
+  return hash.digest().readUIntBE(0, 6);
+}
+
+function healthCode(health: string): number {
+  return health === "up" ? HEALTH.up : health === "down" ? HEALTH.down : HEALTH.unknown;
+}
+
+/** Identities and health of a Prometheus's active targets, whether or not per-target series are served. */
+export function prometheusFacts(payload: TargetsResponse, extraLabels: readonly TargetLabel[]): PrometheusFacts {
+  const list = payload.data.activeTargets;
+  // Identity and health packed in one number, so one numeric sort orders both.
+  const packed = new Float64Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const target = list[i] as ActiveTarget;
+    packed[i] = identity(target, extraLabels) * HEALTH_BITS + healthCode(target.health);
+  }
+  packed.sort();
+  const targets = new Float64Array(packed.length);
+  const health = new Uint8Array(packed.length);
+  let n = -1;
+  for (const value of packed) {
+    const id = Math.floor(value / HEALTH_BITS);
+    const code = value - id * HEALTH_BITS;
+    if (n >= 0 && targets[n] === id) {
+      if (code === HEALTH.down || (code === HEALTH.up && health[n] === HEALTH.unknown)) health[n] = code;
+      continue;
+    }
+    n++;
+    targets[n] = id;
+    health[n] = code;
+  }
+  return { kind: "prometheus", targets: targets.slice(0, n + 1), health: health.slice(0, n + 1) };
+}
