@@ -173,7 +173,10 @@ export const configSchema = z.strictObject({
       sources.forEach((s, i) => {
         if (s.group === undefined) return;
         const first = firstOfGroup.get(s.group);
-        if (first === undefined) return void firstOfGroup.set(s.group, i);
+        if (first === undefined) {
+          firstOfGroup.set(s.group, i);
+          return;
+        }
         const other = sources[first] as RawSourceShape;
         if (other.kind !== s.kind)
           ctx.addIssue({

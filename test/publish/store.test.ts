@@ -207,7 +207,8 @@ describe("SourceStore: replica groups", () => {
   const [am0, am1] = [member("am-0"), member("am-1")];
   const status = (fixture: string, config: SourceConfig): PollOutcome => {
     const payload = upstreamFixture<AlertmanagerStatusResponse>(`groups/${fixture}`, alertmanagerStatusResponse);
-    return { ...ok(convertAlertmanagerStatus(payload), config), facts: alertmanagerFacts(payload) };
+    const outcome = ok(convertAlertmanagerStatus(payload), config);
+    return outcome.ok ? { ...outcome, facts: alertmanagerFacts(payload) } : outcome;
   };
 
   it("labels every series of a member with its group and compares the members whenever one is polled", async () => {
