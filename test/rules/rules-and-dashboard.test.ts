@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { SOURCE_FAMILIES } from "../../src/convert/families.js";
+import { GROUP_FAMILIES, SOURCE_FAMILIES } from "../../src/convert/families.js";
 import { findBinaries } from "../harness/binaries.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -14,6 +14,7 @@ const dashboardFile = join(root, "helm/prometheus-status-exporter/files/dashboar
 // Every metric the exporter serves under its own prefix (source families, build and reload info).
 const SERVED = new Set([
   ...SOURCE_FAMILIES.map((f) => f.name),
+  ...GROUP_FAMILIES.map((f) => f.name),
   "promstatus_exporter_build_info",
   "promstatus_config_last_reload_successful",
   "promstatus_config_last_reload_success_timestamp_seconds",
@@ -32,7 +33,7 @@ function promtool(...args: string[]) {
 describe("alert rules", () => {
   it("pass promtool check rules", () => {
     const result = promtool("check", "rules", rulesFile);
-    expect(result.output).toContain("SUCCESS: 8 rules found");
+    expect(result.output).toContain("SUCCESS: 13 rules found");
     expect(result.status).toBe(0);
   });
 
@@ -70,7 +71,7 @@ describe("Grafana dashboard", () => {
 
   it("covers the fleet, targets by health, cardinality top-N and the Alertmanager cluster", () => {
     const titles = dashboard.panels.filter((p) => p.type === "row").map((p) => p.title);
-    expect(titles).toEqual(["Fleet overview", "Targets", "Cardinality", "Alertmanager cluster"]);
+    expect(titles).toEqual(["Fleet overview", "Targets", "Cardinality", "Alertmanager cluster", "Replica groups"]);
     const used = new Set(exprs.flatMap(metricsIn));
     for (const name of [
       "promstatus_up",
@@ -80,6 +81,7 @@ describe("Grafana dashboard", () => {
       "promstatus_tsdb_metric_series",
       "promstatus_alertmanager_cluster_peers",
       "promstatus_alertmanager_config_info",
+      ...GROUP_FAMILIES.map((f) => f.name),
     ]) {
       expect(used, name).toContain(name);
     }
