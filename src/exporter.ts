@@ -10,6 +10,7 @@ import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
 import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
 import { decodePool } from "./poll/decode-pool.js";
+import { groupTables } from "./publish/groups.js";
 import { createProcessRegistry } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
 import { SourceStore } from "./publish/store.js";
@@ -61,7 +62,12 @@ export class Exporter {
       sourcesExposition: () => this.store.exposition(),
       isReady: () => this.scheduler.ready,
       reload: () => this.reload(),
-      landing: () => ({ version: VERSION, telemetryPath: flags.telemetryPath, sources: this.config.sources }),
+      landing: () => ({
+        version: VERSION,
+        telemetryPath: flags.telemetryPath,
+        sources: this.config.sources,
+        groups: groupTables(this.store.groupViews().values()),
+      }),
       webConfig: () => this.webConfig,
     });
     this.server = createServer(app, loaded.webConfig.tls);

@@ -159,7 +159,7 @@ async function scrapeBench(store: SourceStore) {
     sourcesExposition: () => store.exposition(),
     isReady: () => true,
     reload: async () => undefined,
-    landing: () => ({ version: "bench", telemetryPath: "/metrics", sources: [] }),
+    landing: () => ({ version: "bench", telemetryPath: "/metrics", sources: [], groups: [] }),
     webConfig: () => NO_WEB_CONFIG,
   });
   const exporter = createServer(app);

@@ -1,5 +1,5 @@
 import { endpointsOf, type SourceConfig } from "../config/types.js";
-import type { ReplicaFacts } from "../convert/replica-facts.js";
+import { HEALTH, type ReplicaFacts } from "../convert/replica-facts.js";
 import { compareGroup, type GroupMember } from "../convert/replica-group.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { SourceState } from "./source-state.js";
@@ -42,4 +42,53 @@ export function groupViews(sources: Iterable<SourceState>): Map<string, GroupVie
 /** The group's series, rendered: every one carries `group`, per-member ones `source` as well. */
 export function renderGroup(view: GroupView): RenderedFamilies {
   return renderSampleSet(compareGroup(view.kind, view.members), labelPrefix({ group: view.name }));
+}
+
+/** One member's line in the landing page's table of its group. */
+export interface GroupMemberRow {
+  source: string;
+  /** Every enabled endpoint's last poll succeeded. */
+  up: boolean;
+  /** Unix time of the oldest of its endpoints' last successful polls; undefined before the first. */
+  lastSuccessSeconds: number | undefined;
+  /** What the member sees: its peers (Alertmanager) or its active targets (Prometheus). */
+  view: string;
+  /** First 12 hex digits of the running configuration's SHA-256 (Alertmanager). */
+  configHashPrefix: string | undefined;
+}
+
+export interface GroupTable {
+  name: string;
+  kind: SourceConfig["kind"];
+  members: GroupMemberRow[];
+}
+
+function describeView(facts: ReplicaFacts | undefined): string {
+  if (facts === undefined) return "no answer";
+  if (facts.kind === "prometheus") {
+    let down = 0;
+    for (const h of facts.health) if (h === HEALTH.down) down++;
+    return `${facts.targets.length} targets, ${down} down`;
+  }
+  const peers = facts.peers.map((p) => (p === facts.peerName ? `${p} (self)` : p));
+  return `${facts.peers.length} peers: ${peers.join(", ")}`;
+}
+
+/** The landing page's view of the groups: per member, its last poll, what it sees and its config. */
+export function groupTables(views: Iterable<GroupView>): GroupTable[] {
+  return [...views].map(({ name, kind, members }) => ({
+    name,
+    kind,
+    members: members.map(({ source, up, facts, state }) => {
+      const successes = [...state.endpoints.values()].map((e) => e.lastSuccessSeconds);
+      const polled = successes.length > 0 && successes.every((t) => t !== undefined);
+      return {
+        source,
+        up,
+        lastSuccessSeconds: polled ? Math.min(...(successes as number[])) : undefined,
+        view: describeView(facts),
+        configHashPrefix: facts?.kind === "alertmanager" ? facts.configSha256.slice(0, 12) : undefined,
+      };
+    }),
+  }));
 }

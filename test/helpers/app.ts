@@ -14,7 +14,7 @@ export function appServing(exposition: () => Exposition, overrides: Partial<AppD
     sourcesExposition: exposition,
     isReady: () => true,
     reload: async () => undefined,
-    landing: () => ({ version: "test", telemetryPath: "/metrics", sources: [] }),
+    landing: () => ({ version: "test", telemetryPath: "/metrics", sources: [], groups: [] }),
     webConfig: () => NO_WEB_CONFIG,
     ...overrides,
   });

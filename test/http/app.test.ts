@@ -35,6 +35,28 @@ async function serve(
       version: "1.2.3",
       telemetryPath: "/custom-metrics",
       sources: [{ name: "<b>prom</b>", kind: "prometheus" }],
+      groups: [
+        {
+          name: "am-prod",
+          kind: "alertmanager",
+          members: [
+            {
+              source: "am-0",
+              up: true,
+              lastSuccessSeconds: 1_800_000_000,
+              view: "2 peers: x (self), y",
+              configHashPrefix: "0123456789ab",
+            },
+            {
+              source: "am-<1>",
+              up: false,
+              lastSuccessSeconds: undefined,
+              view: "no answer",
+              configHashPrefix: undefined,
+            },
+          ],
+        },
+      ],
     }),
     webConfig: () => NO_WEB_CONFIG,
   });
@@ -90,6 +112,15 @@ describe("HTTP app", () => {
     const html = await res.text();
     expect(html).toContain('<a href="/custom-metrics">');
     expect(html).toContain("&lt;b&gt;prom&lt;/b&gt;");
+  });
+
+  it("shows a table per replica group: each member's last poll, view and config hash prefix", async () => {
+    const html = await (await fetch(await serve())).text();
+    expect(html).toContain("<h3>am-prod (alertmanager)</h3>");
+    expect(html).toContain(
+      "<tr><td>am-0</td><td>up</td><td>2027-01-15T08:00:00Z</td><td>2 peers: x (self), y</td><td><code>0123456789ab</code></td></tr>",
+    );
+    expect(html).toContain("<tr><td>am-&lt;1&gt;</td><td>down</td><td>never</td><td>no answer</td>");
   });
 
   it("is healthy while running and ready only once the first polls are done", async () => {
