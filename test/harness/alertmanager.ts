@@ -43,25 +43,33 @@ const STOP_GRACE_MS = 2000;
 export async function startAlertmanagerCluster(
   dir: string,
   size: number,
-  options: { webConfigFile?: string; readyCheck?: GetOptions } = {},
+  options: {
+    webConfigFile?: string;
+    readyCheck?: GetOptions;
+    /** Gossip addresses member i joins; by default every other member's. */
+    peers?: (i: number, gossip: readonly string[]) => string[];
+    /** Config text of member i; by default ALERTMANAGER_CONFIG for all. */
+    config?: (i: number) => string;
+  } = {},
 ): Promise<RealAlertmanagerCluster> {
   const { alertmanager } = findBinaries();
-  const configFile = join(dir, "alertmanager.yml");
-  writeFileSync(configFile, ALERTMANAGER_CONFIG);
   const web = await Promise.all(Array.from({ length: size }, freePort));
-  const gossip = await Promise.all(Array.from({ length: size }, freePort));
+  const gossip = (await Promise.all(Array.from({ length: size }, freePort))).map((p) => `127.0.0.1:${p}`);
+  const peersOf = options.peers ?? ((i, all) => all.filter((_, j) => j !== i));
   const members = web.map((port, i): AlertmanagerMember => {
     const address = `127.0.0.1:${port}`;
-    const peers = gossip.filter((_, j) => j !== i).map((p) => `--cluster.peer=127.0.0.1:${p}`);
+    const configFile = join(dir, `alertmanager-${i}.yml`);
+    writeFileSync(configFile, options.config?.(i) ?? ALERTMANAGER_CONFIG);
+    const peers = peersOf(i, gossip).map((p) => `--cluster.peer=${p}`);
     const process = startProcess(
       alertmanager,
       [
         `--config.file=${configFile}`,
         `--storage.path=${join(dir, `alertmanager-${i}`)}`,
         `--web.listen-address=${address}`,
-        `--cluster.listen-address=127.0.0.1:${gossip[i]}`,
+        `--cluster.listen-address=${gossip[i]}`,
         // Without an explicit advertise address Alertmanager refuses loopback-only clustering.
-        `--cluster.advertise-address=127.0.0.1:${gossip[i]}`,
+        `--cluster.advertise-address=${gossip[i]}`,
         ...peers,
         ...(options.webConfigFile ? [`--web.config.file=${options.webConfigFile}`] : []),
       ],

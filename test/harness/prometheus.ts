@@ -15,6 +15,8 @@ export interface ScrapeJob {
   tls_config?: Record<string, unknown>;
   basic_auth?: { username: string; password: string };
   relabel_configs?: Record<string, unknown>[];
+  /** Targets read from files (file_sd_configs), on top of `targets`. */
+  file_sd_configs?: { files: string[]; refresh_interval?: string }[];
 }
 
 export interface PrometheusOptions {
@@ -24,6 +26,10 @@ export interface PrometheusOptions {
   readyCheck?: GetOptions;
   /** Runs in agent mode (2.42: --enable-feature=agent): scrapes, but has no TSDB to report on. */
   agent?: boolean;
+  /** Scrape itself as job "prometheus" (default true). */
+  selfScrape?: boolean;
+  /** Rule files to load (evaluated every second). */
+  ruleFiles?: string[];
 }
 
 export interface RealPrometheus {
@@ -35,12 +41,14 @@ export interface RealPrometheus {
   stop(): Promise<void>;
 }
 
-function configFor(address: string, jobs: ScrapeJob[]): string {
+function configFor(address: string, jobs: ScrapeJob[], options: PrometheusOptions): string {
   // Prometheus's own scrape_config keys: pass the job through, targets as a static config.
   const scrape = ({ targets, ...job }: ScrapeJob) => ({ ...job, static_configs: [{ targets }] });
+  const self = options.selfScrape === false ? [] : [scrape({ job_name: "prometheus", targets: [address] })];
   return stringify({
     global: { scrape_interval: "1s", scrape_timeout: "900ms", evaluation_interval: "1s" },
-    scrape_configs: [scrape({ job_name: "prometheus", targets: [address] }), ...jobs.map(scrape)],
+    ...(options.ruleFiles ? { rule_files: options.ruleFiles } : {}),
+    scrape_configs: [...self, ...jobs.map(scrape)],
   });
 }
 
@@ -55,7 +63,7 @@ export async function startPrometheus(
   const address = `127.0.0.1:${port}`;
   const url = `${options.webConfigFile ? "https" : "http"}://${address}`;
   const configFile = join(dir, "prometheus.yml");
-  writeFileSync(configFile, configFor(address, jobs));
+  writeFileSync(configFile, configFor(address, jobs, options));
   const process = startProcess(
     prometheus,
     [
@@ -75,7 +83,7 @@ export async function startPrometheus(
     address,
     process,
     async setJobs(next) {
-      writeFileSync(configFile, configFor(address, next));
+      writeFileSync(configFile, configFor(address, next, options));
       const res = await fetch(`${url}/-/reload`, { method: "POST" });
       if (!res.ok) throw new Error(`Prometheus reload failed: ${res.status} ${await res.text()}`);
     },
