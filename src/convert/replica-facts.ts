@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import type { ActiveTarget, AlertmanagerStatusResponse, TargetsResponse } from "../upstream/payloads.js";
 import type { TargetLabel } from "./targets.js";
 

@@ -21,7 +21,7 @@ describe("the Node.js test matrix", () => {
   });
 
   it("tests the oldest Node.js package.json supports", () => {
-    expect(runtimeMajors()[0]).toBe(Number(/^>=(\d+)$/.exec(pkg.engines.node)?.[1]));
+    expect(runtimeMajors()[0]).toBe(Number(/^>=(\d+)(?:\.\d+)*$/.exec(pkg.engines.node)?.[1]));
   });
 
   it("is what the README's test command runs", () => {
