@@ -42,13 +42,10 @@ const HEALTH_BITS = 4; // room for a HEALTH code below the identity hash in one 
 
 /** A target's identity: the labels its per-target series carry, so replicas match as dashboards do. */
 function identity(target: ActiveTarget, extra: readonly TargetLabel[]): number {
-  const hash = createHash("sha1")
-    .update(target.scrapePool)
-    .update("\0")
-    .update(target.labels.job ?? "");
-  hash.update("\0").update(target.labels.instance ?? "");
-  for (const { from } of extra) hash.update("\0").update(target.labels[from] ?? "");
-  return hash.digest().readUIntBE(0, 6);
+  let key = `${target.scrapePool}\0${target.labels.job ?? ""}\0${target.labels.instance ?? ""}`;
+  for (const { from } of extra) key += `\0${target.labels[from] ?? ""}`;
+  // One-shot hash (Node 20.12+): half the cost of a Hash object per target.
+  return hash("sha1", key, "buffer").readUIntBE(0, 6);
 }
 
 function healthCode(health: string): number {
