@@ -4,6 +4,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { parseArgs, promisify } from "node:util";
+import type { GroupsRow } from "./groups.js";
 import type { SizingRow } from "./sizing.js";
 
 const { values } = parseArgs({
@@ -65,6 +66,9 @@ async function main() {
   process.stderr.write("bench: sizing the daemon on the image's Node.js ...\n");
   const sizingOut = await run(process.execPath, ["--import", "tsx", "scripts/bench/sizing.ts"], { maxBuffer: 2 ** 20 });
   const sizing = JSON.parse(sizingOut.stdout.trim().split("\n").pop() as string) as { node: string; rows: SizingRow[] };
+  process.stderr.write("bench: replica group comparison ...\n");
+  const groupsOut = await run(process.execPath, ["--import", "tsx", "scripts/bench/groups.ts"], { maxBuffer: 2 ** 20 });
+  const groups = JSON.parse(groupsOut.stdout.trim().split("\n").pop() as string) as GroupsRow[];
   const baseline = sizing.rows.find((r) => r.targets === 0)?.peakRssMiB ?? Number.NaN;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const lines = [
@@ -131,6 +135,18 @@ async function main() {
     ...sizing.rows.map(
       (r) =>
         `| ${r.targets} | ${r.sources} | ${r.peakRssMiB} | ${(r.peakRssMiB / baseline).toFixed(2)}x | ${r.up.every((u) => u === 1) ? "decoded" : "refused (too_large)"} |`,
+    ),
+    "",
+    "## Replica groups: comparing two Prometheus replicas",
+    "",
+    "Target identities kept per member (decoder thread) and the comparison of two members, one lacking a",
+    "target (event loop, worst of five), against a bare `JSON.parse` of the same answer.",
+    "",
+    "| targets | JSON.parse ms | identities ms | ratio | kept bytes | comparison ms (event loop) | ratio |",
+    "|---:|---:|---:|---:|---:|---:|---:|",
+    ...groups.map(
+      (g) =>
+        `| ${g.targets} | ${g.jsonParseMs} | ${g.factsMs} | ${(g.factsMs / g.jsonParseMs).toFixed(2)}x | ${g.factsBytes} | ${g.compareMaxMs} | ${(g.compareMaxMs / g.jsonParseMs).toFixed(2)}x |`,
     ),
     "",
   ];
