@@ -39,6 +39,25 @@ describe("DecodePool", () => {
   });
 });
 
+describe("DecodePool: replica facts", () => {
+  it("hands a grouped source's target identities back from a worker, with per-target series off too", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const answer = gzipSync(targetsAnswer(5000));
+    const grouped = job(Buffer.from(answer), "gzip"); // the pool hands the body over to the worker
+    grouped.options = { ...grouped.options, replicaFacts: true, perTarget: false };
+    const result = await pool.decode(grouped);
+    expect(pool.offloaded).toBe(1);
+    if (!result.ok || result.facts?.kind !== "prometheus") throw new Error(`no facts: ${JSON.stringify(result)}`);
+    expect(result.facts.targets).toBeInstanceOf(Float64Array);
+    expect(result.facts.targets.length).toBe(5000);
+    expect(result.facts.health.length).toBe(5000);
+    expect(result.facts.health.filter((h) => h === 2).length).toBeGreaterThan(0); // some targets are down
+    // An ungrouped source keeps nothing beyond its series.
+    const plain = await pool.decode(job(Buffer.from(answer), "gzip"));
+    expect(plain.ok && plain.facts).toBeFalsy();
+  });
+});
+
 describe("DecodePool memory limit", () => {
   it("refuses, before parsing, an answer larger than a quarter of the limit (JSON.parse cannot be interrupted)", async () => {
     const pool = new DecodePool({ size: 1, memoryLimitBytes: 64 * 2 ** 20 });
