@@ -232,7 +232,16 @@ async function main() {
   const peakRssMiB = mib(peakRss);
 
   // The baselines last, so their memory is not counted as the exporter's.
-  const fetchRaw = async (path: string) => (await fetch(up.url + path)).text();
+  // Once seen on a loaded machine: the 80 MB baseline body cut off mid-way ("other side closed"). The
+  // baseline is only a reference, so it is fetched again once rather than losing the whole run.
+  const fetchRaw = async (path: string): Promise<string> => {
+    try {
+      return await (await fetch(up.url + path)).text();
+    } catch (error) {
+      process.stderr.write(`bench: fetching the baseline ${path} failed (${String(error)}), once more\n`);
+      return (await fetch(up.url + path, { headers: { connection: "close" } })).text();
+    }
+  };
   const baseline = jsonParseCpu(await fetchRaw("/api/v1/targets"));
   const tsdbBaseline = jsonParseCpu(await fetchRaw("/api/v1/status/tsdb"));
   const answerBytes = Buffer.byteLength(await fetchRaw("/api/v1/targets"));

@@ -59,33 +59,38 @@ function compareAlertmanagers(members: { source: string; facts: AlertmanagerFact
  */
 function comparePrometheuses(members: { source: string; facts: PrometheusFacts }[], out: SampleSet): void {
   const k = members.length;
-  const next = new Array<number>(k).fill(0);
-  const missing = new Array<number>(k).fill(0);
+  const ids = members.map((m) => m.facts.targets);
+  const healths = members.map((m) => m.facts.health);
+  const next = new Int32Array(k);
+  const missing = new Int32Array(k);
+  const have = new Uint8Array(k);
   let disagreements = 0;
-  const have = new Array<boolean>(k);
   for (;;) {
     let min = Number.POSITIVE_INFINITY;
     for (let i = 0; i < k; i++) {
-      const { targets } = (members[i] as (typeof members)[number]).facts;
+      const list = ids[i] as Float64Array;
       const at = next[i] as number;
-      if (at < targets.length && (targets[at] as number) < min) min = targets[at] as number;
+      if (at < list.length && (list[at] as number) < min) min = list[at] as number;
     }
     if (min === Number.POSITIVE_INFINITY) break;
     let up = false;
     let down = false;
     for (let i = 0; i < k; i++) {
-      const { targets, health } = (members[i] as (typeof members)[number]).facts;
       const at = next[i] as number;
-      have[i] = targets[at] === min;
-      if (!have[i]) continue;
-      if (health[at] === HEALTH.up) up = true;
-      else if (health[at] === HEALTH.down) down = true;
+      if ((ids[i] as Float64Array)[at] !== min) {
+        have[i] = 0;
+        continue;
+      }
+      have[i] = 1;
+      const health = (healths[i] as Uint8Array)[at];
+      if (health === HEALTH.up) up = true;
+      else if (health === HEALTH.down) down = true;
       next[i] = at + 1;
     }
-    for (let i = 0; i < k; i++) if (!have[i]) missing[i] = (missing[i] as number) + 1;
+    for (let i = 0; i < k; i++) if (have[i] === 0) missing[i] = (missing[i] as number) + 1;
     if (up && down) disagreements++;
   }
-  out.add(GROUP.targetSets.name, {}, distinctTargetSets(members.map((m) => m.facts.targets)));
+  out.add(GROUP.targetSets.name, {}, distinctTargetSets(ids));
   members.forEach((m, i) => {
     out.add(GROUP.targetsMissing.name, { source: m.source }, missing[i] as number);
   });
