@@ -43,7 +43,14 @@ async function main(): Promise<number | undefined> {
   }
   for (const s of loaded.config.sources) {
     log.info(
-      { source: s.name, kind: s.kind, url: redactUrl(s.url), schedule: s.schedule, timeout_ms: s.timeoutMs },
+      {
+        source: s.name,
+        kind: s.kind,
+        ...(s.group === undefined ? {} : { group: s.group }),
+        url: redactUrl(s.url),
+        schedule: s.schedule,
+        timeout_ms: s.timeoutMs,
+      },
       "source loaded",
     );
   }
