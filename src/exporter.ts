@@ -10,6 +10,7 @@ import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
 import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
 import { decodePool } from "./poll/decode-pool.js";
+import { probe } from "./probe/probe.js";
 import { groupTables } from "./publish/groups.js";
 import { createProcessRegistry } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
@@ -69,6 +70,7 @@ export class Exporter {
         groups: groupTables(this.store.groupViews().values()),
       }),
       webConfig: () => this.webConfig,
+      probe: (request) => probe(this.config.modules, request, flags.probeTimeoutOffsetMs),
     });
     this.server = createServer(app, loaded.webConfig.tls);
   }

@@ -161,6 +161,7 @@ async function scrapeBench(store: SourceStore) {
     reload: async () => undefined,
     landing: () => ({ version: "bench", telemetryPath: "/metrics", sources: [], groups: [] }),
     webConfig: () => NO_WEB_CONFIG,
+    probe: async () => ({ status: 400, message: "no probes here" }),
   });
   const exporter = createServer(app);
   const exporterUrl = `${await listen(exporter)}/metrics`;

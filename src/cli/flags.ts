@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG_FILE, DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
+import { parseDuration } from "../config/duration.js";
 import { parseSize } from "../config/size.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -17,6 +18,8 @@ export interface Flags {
   enableLifecycle: boolean;
   /** Heap of each decoder thread; an answer needing more fails its poll as too_large. */
   decoderMemoryLimitBytes: number;
+  /** Subtracted from Prometheus's scrape timeout to get a probe's budget (--probe.timeout-offset). */
+  probeTimeoutOffsetMs: number;
   logLevel: LogLevel;
   help: boolean;
   version: boolean;
@@ -35,6 +38,7 @@ Flags:
   --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
   --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it are
                                 refused as too_large before parsing (default ${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB)
+  --probe.timeout-offset=DUR    subtracted from Prometheus's scrape timeout for a /probe (default 500ms)
   --log.level=LEVEL             ${LOG_LEVELS.join(", ")} (default info)
   --version                     print the version and exit
   -h, --help                    print this help and exit
@@ -63,6 +67,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "web.telemetry-path": { type: "string", default: "/metrics" },
         "web.enable-lifecycle": { type: "boolean", default: false },
         "decoder.memory-limit": { type: "string", default: `${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB` },
+        "probe.timeout-offset": { type: "string", default: "500ms" },
         "log.level": { type: "string", default: "info" },
         version: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -87,6 +92,11 @@ export function parseFlags(argv: readonly string[]): Flags {
       `--decoder.memory-limit: expected a size of at least 32MiB such as 384MiB or 1GiB, got "${memoryLimit}"`,
     );
   }
+  const offset = values["probe.timeout-offset"] as string;
+  const probeTimeoutOffsetMs = parseDuration(offset);
+  if (probeTimeoutOffsetMs === undefined) {
+    throw new FlagError(`--probe.timeout-offset: expected a duration such as 500ms or 1s, got "${offset}"`);
+  }
   return {
     configFile: values["config.file"] as string,
     configCheck: values["config.check"] === true,
@@ -96,6 +106,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     telemetryPath,
     enableLifecycle: values["web.enable-lifecycle"] === true,
     decoderMemoryLimitBytes,
+    probeTimeoutOffsetMs,
     logLevel: logLevel as LogLevel,
     help: values.help === true,
     version: values.version === true,

@@ -1,5 +1,5 @@
 import { accessSync, constants } from "node:fs";
-import type { ExporterConfig } from "./types.js";
+import type { ExporterConfig, HttpClientConfig } from "./types.js";
 
 export interface FileProblem {
   path: (string | number)[];
@@ -12,13 +12,13 @@ export interface FileProblem {
  */
 export function checkFiles(config: ExporterConfig): FileProblem[] {
   const problems: FileProblem[] = [];
-  config.sources.forEach((s, i) => {
+  const check = (at: (string | number)[], http: HttpClientConfig) => {
     const files: [string[], string | undefined][] = [
-      [["basic_auth", "password_file"], s.http.basicAuth?.passwordFile],
-      [["authorization", "credentials_file"], s.http.authorization?.credentialsFile],
-      [["tls_config", "ca_file"], s.http.tls.caFile],
-      [["tls_config", "cert_file"], s.http.tls.certFile],
-      [["tls_config", "key_file"], s.http.tls.keyFile],
+      [["basic_auth", "password_file"], http.basicAuth?.passwordFile],
+      [["authorization", "credentials_file"], http.authorization?.credentialsFile],
+      [["tls_config", "ca_file"], http.tls.caFile],
+      [["tls_config", "cert_file"], http.tls.certFile],
+      [["tls_config", "key_file"], http.tls.keyFile],
     ];
     for (const [field, path] of files) {
       if (path === undefined) continue;
@@ -26,9 +26,13 @@ export function checkFiles(config: ExporterConfig): FileProblem[] {
         accessSync(path, constants.R_OK);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
-        problems.push({ path: ["sources", i, ...field], message: `cannot read file ${path} (${code})` });
+        problems.push({ path: [...at, ...field], message: `cannot read file ${path} (${code})` });
       }
     }
+  };
+  config.sources.forEach((s, i) => {
+    check(["sources", i], s.http);
   });
+  for (const [name, m] of config.modules) check(["modules", name], m.http);
   return problems;
 }

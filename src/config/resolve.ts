@@ -4,7 +4,7 @@ import { parseDuration } from "./duration.js";
 import { servedLabelName } from "./labels.js";
 import type { RawConfig, RawSource } from "./schema.js";
 import { parseSize } from "./size.js";
-import type { ExporterConfig, HttpClientConfig, SourceConfig } from "./types.js";
+import type { ExporterConfig, HttpClientConfig, ModuleConfig, SourceConfig } from "./types.js";
 
 /**
  * Applies global settings and defaults to each source of a validated config. Relative file paths
@@ -34,10 +34,48 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
       http: resolveHttp(s, baseDir),
     };
   });
-  return { sources };
+  const modules = new Map<string, ModuleConfig>();
+  for (const [name, m] of Object.entries(raw.modules ?? {})) {
+    const prometheus = m.kind === "prometheus" ? m : undefined;
+    modules.set(name, {
+      name,
+      kind: m.kind,
+      ...(m.group === undefined ? {} : { group: m.group }),
+      timeoutMs: parseDuration(m.timeout ?? globalTimeout) as number,
+      maxResponseBytes: parseSize(m.max_response_size ?? globalMaxSize) as number,
+      tsdb: { enabled: prometheus?.tsdb?.enabled ?? DEFAULTS.tsdb.enabled, limit: prometheus?.tsdb?.limit },
+      targets: {
+        enabled: prometheus?.targets?.enabled ?? DEFAULTS.targets.enabled,
+        perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
+        labels: (prometheus?.targets?.labels ?? []).map((from) => ({ from, to: servedLabelName(from) })),
+      },
+      http: resolveHttp(m, baseDir),
+      allowedTargets: (m.allowed_targets ?? []).map((p) => new RegExp(`^(?:${p})$`)),
+    });
+  }
+  // Built-in modules, as blackbox has http_2xx: the defaults, no credentials, any target.
+  for (const kind of ["prometheus", "alertmanager"] as const) {
+    if (modules.has(kind)) continue;
+    modules.set(kind, {
+      name: kind,
+      kind,
+      timeoutMs: parseDuration(globalTimeout) as number,
+      maxResponseBytes: parseSize(globalMaxSize) as number,
+      tsdb: { enabled: kind === "prometheus", limit: undefined },
+      targets: { enabled: kind === "prometheus", perTarget: DEFAULTS.targets.per_target, labels: [] },
+      http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true },
+      allowedTargets: [],
+    });
+  }
+  return { sources, modules };
 }
 
-function resolveHttp(s: RawSource, baseDir: string): HttpClientConfig {
+type RawHttpFields = Pick<
+  RawSource,
+  "headers" | "tls_config" | "proxy_url" | "follow_redirects" | "basic_auth" | "authorization"
+>;
+
+function resolveHttp(s: RawHttpFields, baseDir: string): HttpClientConfig {
   const file = (path: string | undefined) => (path === undefined || isAbsolute(path) ? path : resolve(baseDir, path));
   const http: HttpClientConfig = {
     headers: s.headers ?? {},

@@ -74,15 +74,35 @@ const targetLabelName = z
       ctx.addIssue({ code: "custom", message: `label name "${as}" is used by the exporter's own series` });
   });
 
+const tsdbSettings = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    limit: z
+      .number()
+      .int({ error: "must be a whole number" })
+      .positive({ error: "must be at least 1" })
+      // Prometheus 3.9+ refuses more (web/api/v1/api.go, maxTSDBLimit) with bad_data.
+      .max(TSDB_LIMIT_MAX, { error: `must be at most ${TSDB_LIMIT_MAX} (Prometheus 3.9+ refuses more)` })
+      .optional(),
+  })
+  .optional();
+
+const targetsSettings = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    per_target: z.boolean().optional(),
+    labels: z.array(targetLabelName, { error: typeError("must be a list of target label names") }).optional(),
+  })
+  .optional();
+
 const staticLabels = z.record(labelName, z.string({ error: "label values must be strings" }));
+
+const groupName = z.string({ error: typeError("must be a string") }).min(1, { error: "must not be empty" });
 
 const common = {
   name: z.string({ error: typeError("must be a string") }).min(1, { error: "must not be empty" }),
   // Replicas of one service (an Alertmanager cluster, an HA Prometheus pair), compared with each other.
-  group: z
-    .string({ error: typeError("must be a string") })
-    .min(1, { error: "must not be empty" })
-    .optional(),
+  group: groupName.optional(),
   url: httpUrl,
   labels: staticLabels.optional(),
   schedule: cronExpression.optional(),
@@ -99,25 +119,8 @@ const prometheusSource = z
   .strictObject({
     ...common,
     kind: z.literal("prometheus"),
-    tsdb: z
-      .strictObject({
-        enabled: z.boolean().optional(),
-        limit: z
-          .number()
-          .int({ error: "must be a whole number" })
-          .positive({ error: "must be at least 1" })
-          // Prometheus 3.9+ refuses more (web/api/v1/api.go, maxTSDBLimit) with bad_data.
-          .max(TSDB_LIMIT_MAX, { error: `must be at most ${TSDB_LIMIT_MAX} (Prometheus 3.9+ refuses more)` })
-          .optional(),
-      })
-      .optional(),
-    targets: z
-      .strictObject({
-        enabled: z.boolean().optional(),
-        per_target: z.boolean().optional(),
-        labels: z.array(targetLabelName, { error: typeError("must be a list of target label names") }).optional(),
-      })
-      .optional(),
+    tsdb: tsdbSettings,
+    targets: targetsSettings,
   })
   .refine(oneAuthMethod, oneAuthMessage)
   .superRefine((s, ctx) => {
@@ -145,7 +148,55 @@ const source = z.discriminatedUnion("kind", [prometheusSource, alertmanagerSourc
 
 type RawSourceShape = z.infer<typeof source>;
 
+// A regex that must match the whole target URL (anchored as Prometheus anchors relabel regexes).
+const targetPattern = z.string({ error: typeError("must be a regular expression string") }).superRefine((text, ctx) => {
+  try {
+    new RegExp(`^(?:${text})$`);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `invalid regular expression: ${(error as Error).message}` });
+  }
+});
+
+const moduleCommon = {
+  group: groupName.optional(),
+  timeout: duration.optional(),
+  max_response_size: size.optional(),
+  // The targets /probe may fetch with this module; required once it carries credentials (no SSRF leak).
+  allowed_targets: z.array(targetPattern, { error: typeError("must be a list of regular expressions") }).optional(),
+  ...httpClientFields,
+};
+
+const carriesSecrets = (m: {
+  basic_auth?: unknown;
+  authorization?: unknown;
+  headers?: Record<string, string>;
+  tls_config?: { cert_file?: string };
+}) =>
+  m.basic_auth !== undefined ||
+  m.authorization !== undefined ||
+  Object.keys(m.headers ?? {}).length > 0 ||
+  m.tls_config?.cert_file !== undefined;
+
+const probeModule = z
+  .discriminatedUnion(
+    "kind",
+    [
+      z.strictObject({ ...moduleCommon, kind: z.literal("prometheus"), tsdb: tsdbSettings, targets: targetsSettings }),
+      z.strictObject({ ...moduleCommon, kind: z.literal("alertmanager") }),
+    ],
+    {
+      error: (issue) => (issue.code === "invalid_union" ? 'kind must be "prometheus" or "alertmanager"' : undefined),
+    },
+  )
+  .refine(oneAuthMethod, oneAuthMessage)
+  .refine((m) => !carriesSecrets(m) || (m.allowed_targets?.length ?? 0) > 0, {
+    error:
+      "a module with credentials, headers or a client certificate must list allowed_targets, so that /probe sends them only to targets you allow",
+    path: ["allowed_targets"],
+  });
+
 export const configSchema = z.strictObject({
+  modules: z.record(z.string().min(1), probeModule).optional(),
   global: z
     .strictObject({
       schedule: cronExpression.optional(),
@@ -190,3 +241,4 @@ export const configSchema = z.strictObject({
 
 export type RawConfig = z.infer<typeof configSchema>;
 export type RawSource = RawConfig["sources"][number];
+export type RawModule = NonNullable<RawConfig["modules"]>[string];

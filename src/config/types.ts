@@ -28,8 +28,24 @@ export interface SourceConfig {
   http: HttpClientConfig;
 }
 
+/** How /probe polls a target it is given (blackbox_exporter's modules): a source without a URL. */
+export interface ModuleConfig {
+  name: string;
+  kind: SourceConfig["kind"];
+  group?: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  tsdb: SourceConfig["tsdb"];
+  targets: SourceConfig["targets"];
+  http: HttpClientConfig;
+  /** Anchored patterns a target URL must match; empty means any target (a module without secrets). */
+  allowedTargets: RegExp[];
+}
+
 export interface ExporterConfig {
   sources: SourceConfig[];
+  /** Configured modules plus the built-in `prometheus` and `alertmanager` where not configured. */
+  modules: Map<string, ModuleConfig>;
 }
 
 /** The endpoints a source polls; also the `endpoint` label value. */

@@ -2,6 +2,7 @@ import { constants, gzipSync } from "node:zlib";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import type { ProbeAnswer, ProbeRequest } from "../probe/probe.js";
 import type { Exposition } from "../publish/store.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
@@ -22,6 +23,8 @@ export interface AppDeps {
   landing: () => LandingPageInfo;
   /** The web config in force (it can change on reload). */
   webConfig: () => WebConfig;
+  /** Polls the target a /probe request names (multi-target mode). */
+  probe: (request: ProbeRequest) => Promise<ProbeAnswer>;
 }
 
 /** The exporter's HTTP surface. It only reads published state; it never calls an upstream. */
@@ -66,6 +69,22 @@ export function createApp(deps: AppDeps): Express {
       res.write(head);
       for (const part of body) res.write(part);
       res.end();
+    } catch (err) {
+      next(err);
+    }
+  });
+  app.get("/probe", async (req, res, next) => {
+    try {
+      const answer = await deps.probe({
+        target: req.query.target,
+        module: req.query.module,
+        scrapeTimeoutSeconds: req.get("X-Prometheus-Scrape-Timeout-Seconds"),
+      });
+      if (answer.status === 400) {
+        res.status(400).type("text/plain").send(`${answer.message}\n`);
+        return;
+      }
+      res.status(200).type(deps.processRegistry.contentType).send(answer.exposition);
     } catch (err) {
       next(err);
     }

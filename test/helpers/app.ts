@@ -16,6 +16,7 @@ export function appServing(exposition: () => Exposition, overrides: Partial<AppD
     reload: async () => undefined,
     landing: () => ({ version: "test", telemetryPath: "/metrics", sources: [], groups: [] }),
     webConfig: () => NO_WEB_CONFIG,
+    probe: async () => ({ status: 400, message: "no probes here" }),
     ...overrides,
   });
 }

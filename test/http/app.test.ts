@@ -59,6 +59,7 @@ async function serve(
       ],
     }),
     webConfig: () => NO_WEB_CONFIG,
+    probe: async () => ({ status: 400, message: "no probes here" }),
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
