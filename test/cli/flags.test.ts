@@ -9,6 +9,7 @@ describe("parseFlags", () => {
       telemetryPath: "/metrics",
       logLevel: "info",
       decoderMemoryLimitBytes: 320 * 2 ** 20,
+      probeTimeoutOffsetMs: 500,
     });
   });
 
@@ -37,6 +38,7 @@ describe("parseFlags", () => {
     [["--web.listen-address=9816"], /--web.listen-address: expected \[host\]:port/],
     [["--decoder.memory-limit=512"], /--decoder.memory-limit: expected a size of at least 32MiB .* got "512"/],
     [["--decoder.memory-limit=16MiB"], /--decoder.memory-limit: expected a size of at least 32MiB/],
+    [["--probe.timeout-offset=soon"], /--probe.timeout-offset: expected a duration such as 500ms or 1s, got "soon"/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);
