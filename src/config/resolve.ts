@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { DEFAULTS } from "./defaults.js";
 import { parseDuration } from "./duration.js";
 import { servedLabelName } from "./labels.js";
-import type { RawConfig, RawSource } from "./schema.js";
+import type { RawConfig, RawModule, RawSource } from "./schema.js";
 import { parseSize } from "./size.js";
 import type { ExporterConfig, HttpClientConfig, ModuleConfig, SourceConfig } from "./types.js";
 
@@ -14,42 +14,21 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
   const globalSchedule = raw.global?.schedule ?? DEFAULTS.schedule;
   const globalTimeout = raw.global?.timeout ?? DEFAULTS.timeout;
   const globalMaxSize = raw.global?.max_response_size ?? DEFAULTS.maxResponseSize;
+  const globals: Globals = { timeout: globalTimeout, maxSize: globalMaxSize };
   const sources = raw.sources.map((s): SourceConfig => {
-    const prometheus = s.kind === "prometheus" ? s : undefined;
     return {
       name: s.name,
-      kind: s.kind,
-      ...(s.group === undefined ? {} : { group: s.group }),
       url: s.url.replace(/\/+$/, ""),
       labels: s.labels ?? {},
       schedule: s.schedule ?? globalSchedule,
-      timeoutMs: parseDuration(s.timeout ?? globalTimeout) as number,
-      maxResponseBytes: parseSize(s.max_response_size ?? globalMaxSize) as number,
-      tsdb: { enabled: prometheus?.tsdb?.enabled ?? DEFAULTS.tsdb.enabled, limit: prometheus?.tsdb?.limit },
-      targets: {
-        enabled: prometheus?.targets?.enabled ?? DEFAULTS.targets.enabled,
-        perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
-        labels: (prometheus?.targets?.labels ?? []).map((from) => ({ from, to: servedLabelName(from) })),
-      },
-      http: resolveHttp(s, baseDir),
+      ...pollSettings(s, globals, baseDir),
     };
   });
   const modules = new Map<string, ModuleConfig>();
   for (const [name, m] of Object.entries(raw.modules ?? {})) {
-    const prometheus = m.kind === "prometheus" ? m : undefined;
     modules.set(name, {
       name,
-      kind: m.kind,
-      ...(m.group === undefined ? {} : { group: m.group }),
-      timeoutMs: parseDuration(m.timeout ?? globalTimeout) as number,
-      maxResponseBytes: parseSize(m.max_response_size ?? globalMaxSize) as number,
-      tsdb: { enabled: prometheus?.tsdb?.enabled ?? DEFAULTS.tsdb.enabled, limit: prometheus?.tsdb?.limit },
-      targets: {
-        enabled: prometheus?.targets?.enabled ?? DEFAULTS.targets.enabled,
-        perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
-        labels: (prometheus?.targets?.labels ?? []).map((from) => ({ from, to: servedLabelName(from) })),
-      },
-      http: resolveHttp(m, baseDir),
+      ...pollSettings(m, globals, baseDir),
       allowedTargets: (m.allowed_targets ?? []).map((p) => new RegExp(`^(?:${p})$`)),
     });
   }
@@ -74,6 +53,29 @@ type RawHttpFields = Pick<
   RawSource,
   "headers" | "tls_config" | "proxy_url" | "follow_redirects" | "basic_auth" | "authorization"
 >;
+
+interface Globals {
+  timeout: string;
+  maxSize: string;
+}
+
+/** What sources and probe modules share: kind, group, limits, endpoints and how to connect. */
+function pollSettings(raw: RawSource | RawModule, globals: Globals, baseDir: string) {
+  const prometheus = raw.kind === "prometheus" ? raw : undefined;
+  return {
+    kind: raw.kind,
+    ...(raw.group === undefined ? {} : { group: raw.group }),
+    timeoutMs: parseDuration(raw.timeout ?? globals.timeout) as number,
+    maxResponseBytes: parseSize(raw.max_response_size ?? globals.maxSize) as number,
+    tsdb: { enabled: prometheus?.tsdb?.enabled ?? DEFAULTS.tsdb.enabled, limit: prometheus?.tsdb?.limit },
+    targets: {
+      enabled: prometheus?.targets?.enabled ?? DEFAULTS.targets.enabled,
+      perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
+      labels: (prometheus?.targets?.labels ?? []).map((from) => ({ from, to: servedLabelName(from) })),
+    },
+    http: resolveHttp(raw, baseDir),
+  };
+}
 
 function resolveHttp(s: RawHttpFields, baseDir: string): HttpClientConfig {
   const file = (path: string | undefined) => (path === undefined || isAbsolute(path) ? path : resolve(baseDir, path));
