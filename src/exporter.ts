@@ -10,7 +10,7 @@ import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
 import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
 import { decodePool } from "./poll/decode-pool.js";
-import { probe } from "./probe/probe.js";
+import { Prober } from "./probe/probe.js";
 import { groupTables } from "./publish/groups.js";
 import { createProcessRegistry } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
@@ -41,6 +41,7 @@ export class Exporter {
   private webConfig: WebConfig;
   private readonly store = new SourceStore();
   private readonly scheduler: Scheduler;
+  private readonly prober: Prober;
   private readonly reloadMetrics;
   private reloading: Promise<string | undefined> = Promise.resolve(undefined);
   readonly server: Server | HttpsServer;
@@ -53,6 +54,7 @@ export class Exporter {
     this.config = loaded.config;
     this.webConfig = loaded.webConfig;
     this.scheduler = new Scheduler(this.store, log);
+    this.prober = new Prober(() => this.config.modules, flags.probeTimeoutOffsetMs);
     const processRegistry = createProcessRegistry(VERSION);
     this.reloadMetrics = createReloadMetrics(processRegistry);
     const app = createApp({
@@ -70,7 +72,7 @@ export class Exporter {
         groups: groupTables(this.store.groupViews().values()),
       }),
       webConfig: () => this.webConfig,
-      probe: (request) => probe(this.config.modules, request, flags.probeTimeoutOffsetMs),
+      probe: (request) => this.prober.probe(request),
     });
     this.server = createServer(app, loaded.webConfig.tls);
   }

@@ -84,3 +84,25 @@ export async function probe(
   });
   return { status: 200, exposition: Buffer.concat(assembleExposition([state])) };
 }
+
+/**
+ * Probes with identical probes in flight sharing one poll: the two Prometheus servers of an HA pair
+ * probing one target at the same moment cost the upstream one request, not two.
+ */
+export class Prober {
+  private readonly inFlight = new Map<string, Promise<ProbeAnswer>>();
+
+  constructor(
+    private readonly modules: () => ReadonlyMap<string, ModuleConfig>,
+    private readonly offsetMs: number,
+  ) {}
+
+  probe(request: ProbeRequest): Promise<ProbeAnswer> {
+    const key = `${String(request.module)}\0${String(request.target)}`;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const answer = probe(this.modules(), request, this.offsetMs).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, answer);
+    return answer;
+  }
+}

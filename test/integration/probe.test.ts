@@ -12,6 +12,7 @@ import { type RealAlertmanagerCluster, startAlertmanagerCluster } from "../harne
 import { freePort, tempDir, waitFor } from "../harness/processes.js";
 import { type RealPrometheus, startPrometheus } from "../harness/prometheus.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
+import { fixtureText } from "../helpers/fixtures.js";
 import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
 // /probe (multi-target mode) against a real Prometheus and a real two-node Alertmanager cluster; a
@@ -128,6 +129,31 @@ describe("/probe", () => {
       valueIn(text, "promstatus_poll_failures_total", { source: hangingUrl, endpoint: "tsdb", reason: "timeout" }),
     ).toBe(1);
     expect(seconds).toBeLessThan(5); // the module alone would wait 20 s
+  });
+});
+
+describe("/probe coalescing", () => {
+  it("lets identical probes in flight share one upstream request", async () => {
+    // A slow upstream (a real one cannot be slowed on demand) answering with a recorded Alertmanager status.
+    const status = fixtureText("upstream/alertmanager-status-clustered.json");
+    let requests = 0;
+    const slow = createServer((_req, res) => {
+      requests++;
+      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(status), 500);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    const target = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    try {
+      const answers = await Promise.all([1, 2, 3].map(() => probe({ target, module: "alertmanager" })));
+      const texts = await Promise.all(answers.map((a) => a.text()));
+      expect(requests).toBe(1);
+      for (const text of texts) expect(valueIn(text, "promstatus_up", { source: target, endpoint: "status" })).toBe(1);
+      await probe({ target, module: "alertmanager" }); // after it finished: a probe of its own
+      expect(requests).toBe(2);
+    } finally {
+      slow.closeAllConnections();
+      slow.close();
+    }
   });
 });
 
