@@ -48,11 +48,12 @@ describe("SIGHUP during start-up", () => {
     expect(daemon.child.signalCode, log()).toBeNull();
     const cert = readFileSync(certs.serverCertFile);
     await writeFile(fifo, cert); // start-up goes on
-    const forReload = writeFile(fifo, cert); // the reload reads the web config again
+    // Only once start-up has read its certificate: a second writer opening the FIFO while start-up still
+    // reads would have both copies read at once, leaving the reload waiting for a writer forever.
     await waitFor("the remembered SIGHUP acted on", async () =>
       log().includes("SIGHUP: reloading the config") ? true : undefined,
     );
-    await forReload;
+    await writeFile(fifo, cert); // the reload reads the web config again
     await waitForHttp(`https://${address}/-/healthy`, daemon, 30_000, { ca: certs.ca });
     expect(log()).toContain("config reloaded");
   });
