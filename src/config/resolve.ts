@@ -33,18 +33,10 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
     });
   }
   // Built-in modules, as blackbox has http_2xx: the defaults, no credentials, any target.
-  for (const kind of ["prometheus", "alertmanager"] as const) {
-    if (modules.has(kind)) continue;
-    modules.set(kind, {
-      name: kind,
-      kind,
-      timeoutMs: parseDuration(globalTimeout) as number,
-      maxResponseBytes: parseSize(globalMaxSize) as number,
-      tsdb: { enabled: kind === "prometheus", limit: undefined },
-      targets: { enabled: kind === "prometheus", perTarget: DEFAULTS.targets.per_target, labels: [] },
-      http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true },
-      allowedTargets: [],
-    });
+  const builtIn: RawModule[] = [{ kind: "prometheus" }, { kind: "alertmanager" }];
+  for (const m of builtIn) {
+    if (!modules.has(m.kind))
+      modules.set(m.kind, { name: m.kind, ...pollSettings(m, globals, baseDir), allowedTargets: [] });
   }
   return { sources, modules };
 }

@@ -24,6 +24,11 @@ function countRoutes(node: unknown): number {
 
 const lengthOf = (value: unknown) => (Array.isArray(value) ? value.length : 0);
 
+/** SHA-256 of a configuration text, hex: how replicas' configurations are told apart. */
+export function configSha256(original: string): string {
+  return createHash("sha256").update(original).digest("hex");
+}
+
 /**
  * Counts and hash of Alertmanager's `config.original`. The text itself never leaves this function:
  * Alertmanager leaves some secrets (webhook URLs with tokens) in clear text.
@@ -44,6 +49,6 @@ export function summarizeAlertmanagerConfig(original: string): AlertmanagerConfi
     routes: countRoutes(root.route),
     inhibitRules: lengthOf(root.inhibit_rules),
     templates: lengthOf(root.templates),
-    sha256: createHash("sha256").update(original).digest("hex"),
+    sha256: configSha256(original),
   };
 }

@@ -1,5 +1,6 @@
-import { createHash, hash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { ActiveTarget, AlertmanagerStatusResponse, TargetsResponse } from "../upstream/payloads.js";
+import { configSha256 } from "./alertmanager-config.js";
 import type { TargetLabel } from "./targets.js";
 
 // What one member of a replica group said, kept between polls so the members can be compared: a few
@@ -33,7 +34,7 @@ export function alertmanagerFacts(payload: AlertmanagerStatusResponse): Alertman
     kind: "alertmanager",
     peerName: payload.cluster.name ?? "",
     peers: payload.cluster.peers.map((p) => p.name).sort(),
-    configSha256: createHash("sha256").update(payload.config.original).digest("hex"),
+    configSha256: configSha256(payload.config.original),
     version: payload.versionInfo?.version ?? "",
   };
 }

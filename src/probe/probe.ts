@@ -77,11 +77,10 @@ export async function probe(
   }
   const source = probeSource(module, target, probeTimeoutMs(module.timeoutMs, request.scrapeTimeoutSeconds, offsetMs));
   const endpoints = endpointsOf(source);
-  const outcomes = await Promise.all(endpoints.map((e) => pollEndpoint(source, e)));
-  const state: SourceState = { config: source, endpoints: new Map() };
-  endpoints.forEach((e, i) => {
-    state.endpoints.set(e, applyOutcome(undefined, outcomes[i] as Awaited<ReturnType<typeof pollEndpoint>>));
-  });
+  const polled = await Promise.all(
+    endpoints.map(async (e) => [e, applyOutcome(undefined, await pollEndpoint(source, e))] as const),
+  );
+  const state: SourceState = { config: source, endpoints: new Map(polled) };
   return { status: 200, exposition: Buffer.concat(assembleExposition([state])) };
 }
 

@@ -23,12 +23,12 @@ function memberOf(state: SourceState): GroupMember & { state: SourceState } {
   return { source: state.config.name, up, facts: factsOf(state), state };
 }
 
-/** Every replica group among the sources, members in config order. */
-export function groupViews(sources: Iterable<SourceState>): Map<string, GroupView> {
+/** Every replica group among the sources (or only the one named), members in config order. */
+export function groupViews(sources: Iterable<SourceState>, only?: string): Map<string, GroupView> {
   const groups = new Map<string, GroupView>();
   for (const state of sources) {
     const { group, kind } = state.config;
-    if (group === undefined) continue;
+    if (group === undefined || (only !== undefined && group !== only)) continue;
     let view = groups.get(group);
     if (!view) {
       view = { name: group, kind, members: [] };

@@ -49,7 +49,9 @@ export class SourceStore {
     const source = this.sources.get(config.name);
     if (!source || source.config !== config) return;
     source.endpoints.set(endpoint, applyOutcome(source.endpoints.get(endpoint), outcome));
-    const group = config.group === undefined ? undefined : groupViews(this.sources.values()).get(config.group);
+    // Only this source's group is compared again.
+    const group =
+      config.group === undefined ? undefined : groupViews(this.sources.values(), config.group).get(config.group);
     if (group) this.groups.set(group.name, renderGroup(group));
     this.changed();
   }

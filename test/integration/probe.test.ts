@@ -1,15 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseFlags } from "../../src/cli/flags.js";
-import { parseConfig } from "../../src/config/load.js";
-import { Exporter } from "../../src/exporter.js";
-import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
+import type { Exporter } from "../../src/exporter.js";
 import { probeTimeoutMs } from "../../src/probe/probe.js";
 import { type RealAlertmanagerCluster, startAlertmanagerCluster } from "../harness/alertmanager.js";
-import { freePort, tempDir, waitFor } from "../harness/processes.js";
+import { startExporter } from "../harness/exporter.js";
+import { tempDir, waitFor } from "../harness/processes.js";
 import { type RealPrometheus, startPrometheus } from "../harness/prometheus.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
 import { fixtureText } from "../helpers/fixtures.js";
@@ -34,22 +31,15 @@ beforeAll(async () => {
   hanging = createServer(() => {});
   await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
   hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
-  const config = parseConfig(
+  ({ exporter, base } = await startExporter(
+    dir.path,
     `modules:
   slow: {kind: prometheus, timeout: 20s}
   local-only: {kind: alertmanager, allowed_targets: ["http://127\\\\.0\\\\.0\\\\.1:[0-9]+"]}
 sources:
   - {name: unused, kind: alertmanager, url: "http://127.0.0.1:1", schedule: "0 0 1 1 *"}
 `,
-    join(dir.path, "exporter.yml"),
-  );
-  const address = `127.0.0.1:${await freePort()}`;
-  exporter = await Exporter.start(
-    { config, webConfig: NO_WEB_CONFIG },
-    parseFlags([`--web.listen-address=${address}`]),
-    pino({ level: "silent" }),
-  );
-  base = `http://${address}`;
+  ));
 }, 60_000);
 
 afterAll(async () => {

@@ -3,18 +3,15 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { parseFlags } from "../../src/cli/flags.js";
-import { parseConfig } from "../../src/config/load.js";
-import { Exporter } from "../../src/exporter.js";
-import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
+import type { Exporter } from "../../src/exporter.js";
 import {
   ALERTMANAGER_CONFIG,
   type RealAlertmanagerCluster,
   startAlertmanagerCluster,
 } from "../harness/alertmanager.js";
+import { startExporter } from "../harness/exporter.js";
 import { freePort, tempDir, waitFor } from "../harness/processes.js";
 import { type RealPrometheus, startPrometheus } from "../harness/prometheus.js";
 import { parseExposition, samplesOf, valueIn } from "../helpers/exposition.js";
@@ -79,7 +76,8 @@ beforeAll(async () => {
   ]);
   const source = (name: string, kind: string, url: string, group: string) =>
     `  - {name: ${name}, kind: ${kind}, url: "${url}", group: ${group}}`;
-  const config = parseConfig(
+  const started = await startExporter(
+    dir.path,
     [
       `global: {schedule: "* * * * * *", timeout: 2s}`,
       "sources:",
@@ -89,15 +87,9 @@ beforeAll(async () => {
       source("prom-b", "prometheus", promB.url, "prom-ha"),
       "",
     ].join("\n"),
-    join(dir.path, "exporter.yml"),
   );
-  const address = `127.0.0.1:${await freePort()}`;
-  exporter = await Exporter.start(
-    { config, webConfig: NO_WEB_CONFIG },
-    parseFlags([`--web.listen-address=${address}`]),
-    pino({ level: "silent" }),
-  );
-  base = `http://${address}`;
+  ({ exporter, base } = started);
+  const address = started.address;
   ruler = await startPrometheus(subdir("ruler"), [{ job_name: "promstatus", targets: [address] }], {
     ruleFiles: [rulesFile],
   });
