@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the real upstreams the tests run are here: prometheus, promtool and the Alertmanager
 # (Debian: prometheus-alertmanager), on PATH or named by PROMETHEUS_BIN, PROMTOOL_BIN, ALERTMANAGER_BIN,
-# openssl for the TLS tests, and Go with sprig for the Helm chart test.
+# openssl for the TLS tests, Go with sprig for the Helm chart test, and chromium for the status page test.
 # As root on Debian/Ubuntu it installs missing ones with apt-get; otherwise it stops with the command.
 set -euo pipefail
 
@@ -21,9 +21,11 @@ missing() {
   command -v go >/dev/null || echo golang-go
   [ -d /usr/share/gocode/src/github.com/Masterminds/sprig ] || echo golang-github-masterminds-sprig-dev
   [ -d /usr/share/gocode/src/gopkg.in/yaml.v3 ] || echo golang-gopkg-yaml.v3-dev
+  # The status page is tested in a real headless browser.
+  [ -n "$(find_bin CHROMIUM_BIN chromium)" ] || echo chromium
 }
 
-INSTALL="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager openssl golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev"
+INSTALL="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager openssl golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev chromium"
 
 todo=$(missing)
 if [ -z "$todo" ]; then exit 0; fi
@@ -42,7 +44,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager openssl golang-go \
-    golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev >/dev/null
+    golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev chromium >/dev/null
   # Should a service have started anyway (e.g. systemd in the container), stop it: the tests pick their own ports.
   if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     systemctl stop prometheus prometheus-alertmanager prometheus-node-exporter 2>/dev/null || true

@@ -10,10 +10,11 @@ import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
 import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
 import { decodePool } from "./poll/decode-pool.js";
-import { Prober } from "./probe/probe.js";
+import { Prober } from "./probe/prober.js";
 import { groupTables } from "./publish/groups.js";
 import { createProcessRegistry } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
+import { sourceStatuses } from "./publish/source-status.js";
 import { SourceStore } from "./publish/store.js";
 import { Scheduler } from "./schedule/scheduler.js";
 import { VERSION } from "./version.js";
@@ -54,7 +55,7 @@ export class Exporter {
     this.config = loaded.config;
     this.webConfig = loaded.webConfig;
     this.scheduler = new Scheduler(this.store, log);
-    this.prober = new Prober(() => this.config.modules, flags.probeTimeoutOffsetMs);
+    this.prober = new Prober(() => this.config.modules, flags.probeTimeoutOffsetMs, log);
     const processRegistry = createProcessRegistry(VERSION);
     this.reloadMetrics = createReloadMetrics(processRegistry);
     const app = createApp({
@@ -68,11 +69,13 @@ export class Exporter {
       landing: () => ({
         version: VERSION,
         telemetryPath: flags.telemetryPath,
-        sources: this.config.sources,
+        sources: sourceStatuses(this.store.states()),
         groups: groupTables(this.store.groupViews().values()),
+        probes: this.prober.history(),
       }),
       webConfig: () => this.webConfig,
       probe: (request) => this.prober.probe(request),
+      probeAccount: (id) => this.prober.account(id),
     });
     this.server = createServer(app, loaded.webConfig.tls);
   }

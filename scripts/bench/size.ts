@@ -159,9 +159,10 @@ async function scrapeBench(store: SourceStore) {
     sourcesExposition: () => store.exposition(),
     isReady: () => true,
     reload: async () => undefined,
-    landing: () => ({ version: "bench", telemetryPath: "/metrics", sources: [], groups: [] }),
+    landing: () => ({ version: "bench", telemetryPath: "/metrics", sources: [], groups: [], probes: [] }),
     webConfig: () => NO_WEB_CONFIG,
-    probe: async () => ({ status: 400, message: "no probes here" }),
+    probe: async () => ({ status: 400, type: "text", body: "no probes here\n" }),
+    probeAccount: () => undefined,
   });
   const exporter = createServer(app);
   const exporterUrl = `${await listen(exporter)}/metrics`;

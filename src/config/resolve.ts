@@ -30,13 +30,14 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
       name,
       ...pollSettings(m, globals, baseDir),
       allowedTargets: (m.allowed_targets ?? []).map((p) => new RegExp(`^(?:${p})$`)),
+      minIntervalMs: m.min_interval === undefined ? 0 : (parseDuration(m.min_interval) as number),
     });
   }
   // Built-in modules, as blackbox has http_2xx: the defaults, no credentials, any target.
   const builtIn: RawModule[] = [{ kind: "prometheus" }, { kind: "alertmanager" }];
   for (const m of builtIn) {
     if (!modules.has(m.kind))
-      modules.set(m.kind, { name: m.kind, ...pollSettings(m, globals, baseDir), allowedTargets: [] });
+      modules.set(m.kind, { name: m.kind, ...pollSettings(m, globals, baseDir), allowedTargets: [], minIntervalMs: 0 });
   }
   return { sources, modules };
 }

@@ -161,6 +161,9 @@ const moduleCommon = {
   group: groupName.optional(),
   timeout: duration.optional(),
   max_response_size: size.optional(),
+  // Probes of one target within this interval are served the last result: however many Prometheus
+  // servers probe it, the upstream is polled at most once per interval.
+  min_interval: duration.optional(),
   // The targets /probe may fetch with this module; required once it carries credentials (no SSRF leak).
   allowed_targets: z.array(targetPattern, { error: typeError("must be a list of regular expressions") }).optional(),
   ...httpClientFields,

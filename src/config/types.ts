@@ -40,6 +40,8 @@ export interface ModuleConfig {
   http: HttpClientConfig;
   /** Anchored patterns a target URL must match; empty means any target (a module without secrets). */
   allowedTargets: RegExp[];
+  /** A probe within this long after the last one of the same target is served its result; 0: always poll. */
+  minIntervalMs: number;
 }
 
 export interface ExporterConfig {

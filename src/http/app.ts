@@ -2,7 +2,8 @@ import { constants, gzipSync } from "node:zlib";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { ProbeAnswer, ProbeRequest } from "../probe/probe.js";
+import type { ProbeRequest } from "../probe/probe.js";
+import type { ProbeResponse } from "../probe/prober.js";
 import type { Exposition } from "../publish/store.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
@@ -24,7 +25,9 @@ export interface AppDeps {
   /** The web config in force (it can change on reload). */
   webConfig: () => WebConfig;
   /** Polls the target a /probe request names (multi-target mode). */
-  probe: (request: ProbeRequest) => Promise<ProbeAnswer>;
+  probe: (request: ProbeRequest & { debug: boolean }) => Promise<ProbeResponse>;
+  /** The debug account of a recent probe, by the id the status page links to. */
+  probeAccount: (id: number) => string | undefined;
 }
 
 /** The exporter's HTTP surface. It only reads published state; it never calls an upstream. */
@@ -79,15 +82,20 @@ export function createApp(deps: AppDeps): Express {
         target: req.query.target,
         module: req.query.module,
         scrapeTimeoutSeconds: req.get("X-Prometheus-Scrape-Timeout-Seconds"),
+        debug: req.query.debug === "true",
       });
-      if (answer.status === 400) {
-        res.status(400).type("text/plain").send(`${answer.message}\n`);
-        return;
-      }
-      res.status(200).type(deps.processRegistry.contentType).send(answer.exposition);
+      res
+        .status(answer.status)
+        .type(answer.type === "metrics" ? deps.processRegistry.contentType : "text/plain")
+        .send(answer.body);
     } catch (err) {
       next(err);
     }
+  });
+  app.get("/logs", (req, res) => {
+    const account = deps.probeAccount(Number(req.query.id));
+    if (account === undefined) res.status(404).type("text/plain").send("No such probe in the recent history.\n");
+    else res.type("text/plain").send(account);
   });
   app.post("/-/reload", async (_req, res, next) => {
     // Anyone who reaches the port (or a browser tricked into a cross-site form post) could reload.

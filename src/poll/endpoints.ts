@@ -75,3 +75,10 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     facts: (payload) => alertmanagerFacts(payload),
   }),
 };
+
+/** The URL an endpoint's poll requests, query included (for accounts of a poll, not for fetching). */
+export function requestUrl(source: SourceConfig, endpoint: Endpoint): string {
+  const spec = ENDPOINTS[endpoint];
+  const params = spec.searchParams(source);
+  return `${source.url}${spec.path}${params ? `?${new URLSearchParams(params)}` : ""}`;
+}

@@ -12,6 +12,8 @@ export type PollOutcome =
       ok: true;
       families: RenderedFamilies;
       series: number;
+      /** HTTP status and bytes on the wire; absent when a failure was recognised as an answer (agent mode). */
+      received?: { statusCode: number; bytes: number; encoding: string | undefined };
       durationSeconds: number;
       finishedAt: number;
       /** What the answer said about the server that the operator should hear once (agent mode). */
@@ -32,7 +34,7 @@ export async function pollEndpoint(
   const started = performance.now();
   const finish = () => ({ durationSeconds: (performance.now() - started) / 1000, finishedAt: Date.now() / 1000 });
   try {
-    const { body, encoding } = await fetchBody(source.url + spec.path, {
+    const { body, encoding, statusCode } = await fetchBody(source.url + spec.path, {
       timeoutMs: source.timeoutMs,
       maxBytes: source.maxResponseBytes,
       http: source.http,
@@ -54,7 +56,8 @@ export async function pollEndpoint(
     });
     if (!result.ok) throw new PollError(result.reason, result.message);
     const { families, series, facts } = result;
-    return { ok: true, families, series, ...(facts ? { facts } : {}), ...finish() };
+    const received = { statusCode, bytes: body.length, encoding };
+    return { ok: true, families, series, received, ...(facts ? { facts } : {}), ...finish() };
   } catch (error) {
     const pollError = error instanceof PollError ? error : new PollError("connection", String(error));
     const recognised = spec.recognise?.(pollError);

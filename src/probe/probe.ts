@@ -1,13 +1,12 @@
 import { redactUrl } from "../config/redact-url.js";
-import { endpointsOf, type ModuleConfig, type SourceConfig } from "../config/types.js";
-import { pollEndpoint } from "../poll/poll-endpoint.js";
+import { type Endpoint, endpointsOf, type ModuleConfig, type SourceConfig } from "../config/types.js";
+import { requestUrl } from "../poll/endpoints.js";
+import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import { assembleExposition } from "../publish/render.js";
 import { applyOutcome, type SourceState } from "../publish/source-state.js";
 
 // The multi-target pattern of blackbox_exporter: Prometheus discovers the upstreams and scrapes
 // /probe?target=<base URL>&module=<name>; the exporter polls that upstream while it is scraped.
-
-export type ProbeAnswer = { status: 200; exposition: Buffer } | { status: 400; message: string };
 
 export interface ProbeRequest {
   target: unknown;
@@ -16,10 +15,29 @@ export interface ProbeRequest {
   scrapeTimeoutSeconds: string | undefined;
 }
 
-const refuse = (message: string): ProbeAnswer => ({ status: 400, message });
+/** A request /probe can honour: the module it names and the target, checked. */
+export interface ValidProbe {
+  module: ModuleConfig;
+  target: string;
+}
+
+/** The result of a probe that ran: what each endpoint answered, and the families to serve. */
+export interface ProbeRun {
+  module: ModuleConfig;
+  /** The target with its password redacted: the `source` label and what logs and pages show. */
+  target: string;
+  startedAt: number;
+  durationSeconds: number;
+  timeoutMs: number;
+  /** Why the poll had that budget. */
+  timeoutSource: string;
+  /** Each endpoint's request URL (redacted) and outcome, in poll order. */
+  endpoints: { endpoint: Endpoint; url: string; outcome: PollOutcome }[];
+  exposition: Buffer;
+}
 
 /** The target as a base URL, or why it is not one. */
-function baseUrl(target: string): URL | string {
+function baseUrlProblem(target: string): string | undefined {
   let url: URL;
   try {
     url = new URL(target);
@@ -28,7 +46,22 @@ function baseUrl(target: string): URL | string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "target must be an http or https URL";
   if (url.search || url.hash) return "target must be a base URL without query or fragment";
-  return url;
+  return undefined;
+}
+
+/** Checks a /probe request: the module and target it names, or why it cannot be honoured (a 400). */
+export function validateProbe(modules: ReadonlyMap<string, ModuleConfig>, request: ProbeRequest): ValidProbe | string {
+  const { target, module: moduleName } = request;
+  if (typeof target !== "string" || target === "") return "target parameter is missing";
+  if (typeof moduleName !== "string" || moduleName === "") return "module parameter is missing";
+  const module = modules.get(moduleName);
+  if (!module) return `unknown module "${moduleName}"`;
+  const problem = baseUrlProblem(target);
+  if (problem) return `${problem}: "${redactUrl(target)}"`;
+  if (module.allowedTargets.length > 0 && !module.allowedTargets.some((re) => re.test(target))) {
+    return `target "${redactUrl(target)}" is not in allowed_targets of module "${moduleName}"`;
+  }
+  return { module, target };
 }
 
 /**
@@ -58,50 +91,39 @@ function probeSource(module: ModuleConfig, target: string, timeoutMs: number): S
   };
 }
 
-/** Runs one probe: 400 for a request it cannot honour, else 200 with the families of the target. */
-export async function probe(
-  modules: ReadonlyMap<string, ModuleConfig>,
-  request: ProbeRequest,
+/** Polls every endpoint of the target's kind now, each within the budget. Never throws. */
+export async function runProbe(
+  { module, target }: ValidProbe,
+  scrapeTimeoutSeconds: string | undefined,
   offsetMs: number,
-): Promise<ProbeAnswer> {
-  const { target, module: moduleName } = request;
-  if (typeof target !== "string" || target === "") return refuse("target parameter is missing");
-  const name = typeof moduleName === "string" && moduleName !== "" ? moduleName : undefined;
-  if (name === undefined) return refuse("module parameter is missing");
-  const module = modules.get(name);
-  if (!module) return refuse(`unknown module "${name}"`);
-  const url = baseUrl(target);
-  if (typeof url === "string") return refuse(`${url}: "${redactUrl(target)}"`);
-  if (module.allowedTargets.length > 0 && !module.allowedTargets.some((re) => re.test(target))) {
-    return refuse(`target "${redactUrl(target)}" is not in allowed_targets of module "${name}"`);
-  }
-  const source = probeSource(module, target, probeTimeoutMs(module.timeoutMs, request.scrapeTimeoutSeconds, offsetMs));
-  const endpoints = endpointsOf(source);
-  const polled = await Promise.all(
-    endpoints.map(async (e) => [e, applyOutcome(undefined, await pollEndpoint(source, e))] as const),
+): Promise<ProbeRun> {
+  const timeoutMs = probeTimeoutMs(module.timeoutMs, scrapeTimeoutSeconds, offsetMs);
+  const timeoutSource =
+    timeoutMs < module.timeoutMs
+      ? `X-Prometheus-Scrape-Timeout-Seconds ${scrapeTimeoutSeconds} minus --probe.timeout-offset ${offsetMs / 1000}s`
+      : "the module's timeout";
+  const source = probeSource(module, target, timeoutMs);
+  const startedAt = Date.now();
+  const started = performance.now();
+  const endpoints = await Promise.all(
+    endpointsOf(source).map(async (endpoint) => ({
+      endpoint,
+      url: redactUrl(requestUrl(source, endpoint)),
+      outcome: await pollEndpoint(source, endpoint),
+    })),
   );
-  const state: SourceState = { config: source, endpoints: new Map(polled) };
-  return { status: 200, exposition: Buffer.concat(assembleExposition([state])) };
-}
-
-/**
- * Probes with identical probes in flight sharing one poll: the two Prometheus servers of an HA pair
- * probing one target at the same moment cost the upstream one request, not two.
- */
-export class Prober {
-  private readonly inFlight = new Map<string, Promise<ProbeAnswer>>();
-
-  constructor(
-    private readonly modules: () => ReadonlyMap<string, ModuleConfig>,
-    private readonly offsetMs: number,
-  ) {}
-
-  probe(request: ProbeRequest): Promise<ProbeAnswer> {
-    const key = `${String(request.module)}\0${String(request.target)}`;
-    const running = this.inFlight.get(key);
-    if (running) return running;
-    const answer = probe(this.modules(), request, this.offsetMs).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, answer);
-    return answer;
-  }
+  const state: SourceState = {
+    config: source,
+    endpoints: new Map(endpoints.map(({ endpoint, outcome }) => [endpoint, applyOutcome(undefined, outcome)])),
+  };
+  return {
+    module,
+    target: source.name,
+    startedAt,
+    durationSeconds: (performance.now() - started) / 1000,
+    timeoutMs,
+    timeoutSource,
+    endpoints,
+    exposition: Buffer.concat(assembleExposition([state])),
+  };
 }

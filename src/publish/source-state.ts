@@ -9,6 +9,12 @@ export interface EndpointState {
   up: 0 | 1;
   durationSeconds: number;
   lastSuccessSeconds: number | undefined;
+  /** When the last poll finished, whatever its result. */
+  lastPollSeconds: number;
+  /** Series the last poll produced (0 after a failure). */
+  series: number;
+  /** Why the last poll failed; undefined after a success. */
+  lastError: { reason: FailureReason; message: string } | undefined;
   failures: Map<FailureReason, number>;
   /** Rendered series of the last poll if it succeeded; a failed poll clears them so nothing stale is served. */
   families: RenderedFamilies | undefined;
@@ -30,6 +36,9 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       up: 1,
       durationSeconds: outcome.durationSeconds,
       lastSuccessSeconds: outcome.finishedAt,
+      lastPollSeconds: outcome.finishedAt,
+      series: outcome.series,
+      lastError: undefined,
       failures,
       families: outcome.families,
       facts: outcome.facts,
@@ -42,6 +51,9 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     up: 0,
     durationSeconds: outcome.durationSeconds,
     lastSuccessSeconds: previous?.lastSuccessSeconds,
+    lastPollSeconds: outcome.finishedAt,
+    series: 0,
+    lastError: { reason, message: outcome.error.message },
     failures: next,
     families: undefined,
     facts: undefined,

@@ -68,6 +68,11 @@ export class SourceStore {
     return this.current;
   }
 
+  /** Every source's current state, in config order (for the status page). */
+  states(): Iterable<SourceState> {
+    return this.sources.values();
+  }
+
   /** The replica groups with their members' current state (for the landing page). */
   groupViews(): Map<string, GroupView> {
     return groupViews(this.sources.values());

@@ -23,6 +23,8 @@ export interface FetchedBody {
   body: Buffer;
   /** Content-Encoding of the body, still compressed: decoding is CPU work, done off the event loop. */
   encoding: string | undefined;
+  /** The HTTP status of the answer (2xx), for /probe's debug account. */
+  statusCode: number;
 }
 
 const ATTEMPTS = 3;
@@ -87,7 +89,7 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
           response.statusCode,
         );
       }
-      return { body: response.body, encoding: response.headers["content-encoding"] };
+      return { body: response.body, encoding: response.headers["content-encoding"], statusCode: response.statusCode };
     } catch (error) {
       if (error instanceof PollError) throw error;
       if (tooLarge) throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes`);

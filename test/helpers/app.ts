@@ -14,9 +14,10 @@ export function appServing(exposition: () => Exposition, overrides: Partial<AppD
     sourcesExposition: exposition,
     isReady: () => true,
     reload: async () => undefined,
-    landing: () => ({ version: "test", telemetryPath: "/metrics", sources: [], groups: [] }),
+    landing: () => ({ version: "test", telemetryPath: "/metrics", sources: [], groups: [], probes: [] }),
     webConfig: () => NO_WEB_CONFIG,
-    probe: async () => ({ status: 400, message: "no probes here" }),
+    probe: async () => ({ status: 400, type: "text", body: "no probes here\n" }),
+    probeAccount: () => undefined,
     ...overrides,
   });
 }

@@ -34,7 +34,8 @@ async function serve(
     landing: () => ({
       version: "1.2.3",
       telemetryPath: "/custom-metrics",
-      sources: [{ name: "<b>prom</b>", kind: "prometheus" }],
+      sources: [{ name: "<b>prom</b>", kind: "prometheus", group: undefined, url: "http://prom:9090", endpoints: [] }],
+      probes: [],
       groups: [
         {
           name: "am-prod",
@@ -59,7 +60,8 @@ async function serve(
       ],
     }),
     webConfig: () => NO_WEB_CONFIG,
-    probe: async () => ({ status: 400, message: "no probes here" }),
+    probe: async () => ({ status: 400, type: "text", body: "no probes here\n" }),
+    probeAccount: () => undefined,
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -117,11 +119,13 @@ describe("HTTP app", () => {
 
   it("shows a table per replica group: each member's last poll, view and config hash prefix", async () => {
     const html = await (await fetch(await serve())).text();
-    expect(html).toContain("<h3>am-prod (alertmanager)</h3>");
+    expect(html).toContain("<h3>am-prod <small>alertmanager</small></h3>");
     expect(html).toContain(
-      "<tr><td>am-0</td><td>up</td><td>2027-01-15T08:00:00Z</td><td>2 peers: x (self), y</td><td><code>0123456789ab</code></td></tr>",
+      '<tr class="ok"><td>am-0</td><td class="result">up</td><td>2027-01-15T08:00:00Z</td><td>2 peers: x (self), y</td><td><code>0123456789ab</code></td></tr>',
     );
-    expect(html).toContain("<tr><td>am-&lt;1&gt;</td><td>down</td><td>never</td><td>no answer</td>");
+    expect(html).toContain(
+      '<tr class="failing"><td>am-&lt;1&gt;</td><td class="result">down</td><td>never</td><td>no answer</td>',
+    );
   });
 
   it("is healthy while running and ready only once the first polls are done", async () => {

@@ -36,6 +36,11 @@ beforeAll(async () => {
     `modules:
   slow: {kind: prometheus, timeout: 20s}
   local-only: {kind: alertmanager, allowed_targets: ["http://127\\\\.0\\\\.0\\\\.1:[0-9]+"]}
+  spared: {kind: alertmanager, min_interval: 3s}
+  with-auth:
+    kind: prometheus
+    basic_auth: {username: monitor, password: pw-never-shown}
+    allowed_targets: ["http://127\\\\.0\\\\.0\\\\.1:[0-9]+"]
 sources:
   - {name: unused, kind: alertmanager, url: "http://127.0.0.1:1", schedule: "0 0 1 1 *"}
 `,
@@ -125,25 +130,119 @@ describe("/probe", () => {
 describe("/probe coalescing", () => {
   it("lets identical probes in flight share one upstream request", async () => {
     // A slow upstream (a real one cannot be slowed on demand) answering with a recorded Alertmanager status.
-    const status = fixtureText("upstream/alertmanager-status-clustered.json");
-    let requests = 0;
-    const slow = createServer((_req, res) => {
-      requests++;
-      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(status), 500);
-    });
-    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
-    const target = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const slow = await countingAlertmanager(500);
+    const target = slow.url;
     try {
       const answers = await Promise.all([1, 2, 3].map(() => probe({ target, module: "alertmanager" })));
       const texts = await Promise.all(answers.map((a) => a.text()));
-      expect(requests).toBe(1);
+      expect(slow.requests).toBe(1);
       for (const text of texts) expect(valueIn(text, "promstatus_up", { source: target, endpoint: "status" })).toBe(1);
       await probe({ target, module: "alertmanager" }); // after it finished: a probe of its own
-      expect(requests).toBe(2);
+      expect(slow.requests).toBe(2);
     } finally {
-      slow.closeAllConnections();
       slow.close();
     }
+  });
+});
+
+/** A local upstream answering a recorded Alertmanager status after `delayMs`, counting requests. */
+async function countingAlertmanager(delayMs: number) {
+  const status = fixtureText("upstream/alertmanager-status-clustered.json");
+  const counter = { requests: 0, url: "", close: () => {} };
+  const server = createServer((_req, res) => {
+    counter.requests++;
+    setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(status), delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  counter.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  counter.close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  return counter;
+}
+
+describe("/probe min_interval", () => {
+  it("serves probes within the module's min_interval from the last result, then polls again", async () => {
+    // A counting upstream (a real Alertmanager does not count requests).
+    const upstream = await countingAlertmanager(0);
+    const other = await countingAlertmanager(0);
+    try {
+      const first = await (await probe({ target: upstream.url, module: "spared" })).text();
+      const again = await Promise.all(
+        [1, 2, 3].map(async () => (await probe({ target: upstream.url, module: "spared" })).text()),
+      );
+      expect(upstream.requests).toBe(1);
+      for (const text of again) {
+        expect(valueIn(text, "promstatus_up", { source: upstream.url, endpoint: "status" })).toBe(1);
+        expect(text).toBe(first);
+      }
+      const account = await (await probe({ target: upstream.url, module: "spared", debug: "true" })).text();
+      expect(account).toMatch(/Served a result \d+\.\d+s old \(module min_interval 3s\)/);
+      // Another target of the same module has its own interval; the built-in module has none.
+      await probe({ target: other.url, module: "spared" });
+      expect(other.requests).toBe(1);
+      await probe({ target: upstream.url, module: "alertmanager" });
+      expect(upstream.requests).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 3100));
+      await probe({ target: upstream.url, module: "spared" });
+      expect(upstream.requests).toBe(3);
+    } finally {
+      upstream.close();
+      other.close();
+    }
+  });
+});
+
+describe("/probe debug account", () => {
+  it("tells what was requested and answered, with secrets redacted, then the metrics", async () => {
+    const target = prometheus.url.replace("http://", "http://monitor:s3cr3t-debug@");
+    const res = await probe({ target, module: "prometheus", debug: "true" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const text = await res.text();
+    expect(text).not.toContain("s3cr3t-debug");
+    const redacted = prometheus.url.replace("http://", "http://monitor:xxxxx@");
+    expect(text).toContain(`Probe of ${redacted} with module "prometheus"`);
+    expect(text).toContain(`request: GET ${redacted}/api/v1/status/tsdb`);
+    expect(text).toContain(`request: GET ${redacted}/api/v1/targets`);
+    expect(text).toMatch(/Endpoint tsdb\n.*\n {2}result: success, HTTP 200, \d+ bytes.*, \d+ series, \d+\.\d{3}s/);
+    expect(text).toContain("budget 10.000s (the module's timeout)");
+    const metrics = text.split("Metrics that would have been returned:\n")[1] as string;
+    expect(valueIn(metrics, "promstatus_up", { source: redacted, endpoint: "tsdb" })).toBe(1);
+  });
+
+  it("gives a failure's reason and error, the budget's origin, and never a module's credentials", async () => {
+    const text = await (
+      await probe(
+        { target: hangingUrl, module: "with-auth", debug: "true" },
+        { "X-Prometheus-Scrape-Timeout-Seconds": "1" },
+      )
+    ).text();
+    expect(text).toContain("budget 0.500s (X-Prometheus-Scrape-Timeout-Seconds 1 minus --probe.timeout-offset 0.5s)");
+    expect(text).toMatch(/Endpoint tsdb\n.*\n {2}result: failure, reason timeout/);
+    expect(text).toContain("credentials: basic_auth");
+    expect(text).not.toContain("pw-never-shown");
+  });
+
+  it("keeps the last probes for the status page, each with its account at /logs", async () => {
+    await probe({ target: "http://169.254.169.254", module: "local-only" });
+    await probe({ target: cluster.members[0]?.url as string, module: "alertmanager" });
+    const html = await (await fetch(`${base}/`)).text();
+    const rows = [
+      ...html.matchAll(
+        /<tr class="(ok|failing)"><td>[^<]+<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td class="result">([^<]+)<\/td>.*?href="logs\?id=(\d+)"/g,
+      ),
+    ];
+    expect(rows[0]?.slice(1, 5)).toEqual(["ok", "alertmanager", cluster.members[0]?.url, "success"]);
+    expect(rows[1]?.slice(1, 5)).toEqual(["failing", "local-only", "http://169.254.169.254", "refused"]);
+    const account = await (await fetch(`${base}/logs?id=${rows[0]?.[5]}`)).text();
+    expect(account).toContain(`Probe of ${cluster.members[0]?.url} with module "alertmanager"`);
+    expect(account).toContain("Endpoint status");
+    expect(await (await fetch(`${base}/logs?id=${rows[1]?.[5]}`)).text()).toMatch(
+      /Probe refused: .*not in allowed_targets/,
+    );
+    expect((await fetch(`${base}/logs?id=999999`)).status).toBe(404);
   });
 });
 

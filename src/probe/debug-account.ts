@@ -1,0 +1,67 @@
+import type { ModuleConfig } from "../config/types.js";
+import type { ProbeRun } from "./probe.js";
+
+// The plain-text account of a probe that /probe?...&debug=true returns, as blackbox_exporter's
+// debug output does: what was requested, what came back, how long it took, what went wrong.
+// Only redacted URLs and the module's shape appear: never a password, token or header value.
+
+/** How a probe's answer was obtained. */
+export type Served = { how: "polled" } | { how: "shared" } | { how: "cached"; ageSeconds: number };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const secs = (s: number) => `${s.toFixed(3)}s`;
+
+function describeModule(m: ModuleConfig): string[] {
+  const http = m.http;
+  const auth = http.basicAuth ? "basic_auth" : http.authorization ? "authorization" : "none";
+  const lines = [
+    `  kind: ${m.kind}`,
+    `  timeout: ${m.timeoutMs / 1000}s`,
+    `  max_response_size: ${m.maxResponseBytes} bytes`,
+    `  min_interval: ${m.minIntervalMs / 1000}s`,
+    `  allowed_targets: ${m.allowedTargets.length === 0 ? "any" : m.allowedTargets.map((r) => r.source).join(", ")}`,
+    `  credentials: ${auth}; headers: ${Object.keys(http.headers).join(", ") || "none"} (values not shown)`,
+  ];
+  if (m.kind === "prometheus") {
+    lines.push(
+      `  tsdb: ${m.tsdb.enabled ? `on${m.tsdb.limit === undefined ? "" : `, limit ${m.tsdb.limit}`}` : "off"}`,
+    );
+    lines.push(`  targets: ${m.targets.enabled ? `on, per_target ${m.targets.perTarget}` : "off"}`);
+  }
+  if (m.group !== undefined) lines.push(`  group: ${m.group}`);
+  return lines;
+}
+
+/** The account without the metrics (what the probe history keeps). */
+export function debugAccount(run: ProbeRun, served: Served): string {
+  const lines = [
+    `Probe of ${run.target} with module "${run.module.name}"`,
+    `Started ${iso(run.startedAt)}, took ${secs(run.durationSeconds)}; budget ${secs(run.timeoutMs / 1000)} (${run.timeoutSource})`,
+  ];
+  if (served.how === "shared") lines.push("Served the result of an identical probe that was already running");
+  if (served.how === "cached") {
+    lines.push(
+      `Served a result ${secs(served.ageSeconds)} old (module min_interval ${run.module.minIntervalMs / 1000}s): upstream not polled again`,
+    );
+  }
+  for (const { endpoint, url, outcome } of run.endpoints) {
+    lines.push("", `Endpoint ${endpoint}`, `  request: GET ${url}`);
+    if (outcome.ok) {
+      const r = outcome.received;
+      const answer = r ? `HTTP ${r.statusCode}, ${r.bytes} bytes${r.encoding ? ` (${r.encoding})` : ""}` : "recognised";
+      lines.push(`  result: success, ${answer}, ${outcome.series} series, ${secs(outcome.durationSeconds)}`);
+      if (outcome.notice) lines.push(`  notice: ${outcome.notice}`);
+    } else {
+      const status = outcome.error.status === undefined ? "" : `, HTTP ${outcome.error.status}`;
+      lines.push(`  result: failure, reason ${outcome.error.reason}${status}, ${secs(outcome.durationSeconds)}`);
+      lines.push(`  error: ${outcome.error.message}`);
+    }
+  }
+  lines.push("", `Module "${run.module.name}":`, ...describeModule(run.module));
+  return `${lines.join("\n")}\n`;
+}
+
+/** The whole debug answer: the account, then the metrics the probe serves. */
+export function debugAnswer(run: ProbeRun, served: Served): string {
+  return `${debugAccount(run, served)}\nMetrics that would have been returned:\n${run.exposition.toString("utf8")}`;
+}
