@@ -54,6 +54,10 @@ async function main(): Promise<number | undefined> {
       "source loaded",
     );
   }
+  log.info(
+    { modules: [...loaded.config.modules.keys()], scheduled_sources: loaded.config.sources.length },
+    loaded.config.sources.length === 0 ? "no scheduled source: answering /probe only" : "probe modules loaded",
+  );
 
   const running = await Exporter.start(loaded, flags, log);
   onSighup(() => {

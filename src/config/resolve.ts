@@ -15,7 +15,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
   const globalTimeout = raw.global?.timeout ?? DEFAULTS.timeout;
   const globalMaxSize = raw.global?.max_response_size ?? DEFAULTS.maxResponseSize;
   const globals: Globals = { timeout: globalTimeout, maxSize: globalMaxSize };
-  const sources = raw.sources.map((s): SourceConfig => {
+  const sources = (raw.sources ?? []).map((s): SourceConfig => {
     return {
       name: s.name,
       url: s.url.replace(/\/+$/, ""),

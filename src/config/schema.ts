@@ -198,50 +198,65 @@ const probeModule = z
     path: ["allowed_targets"],
   });
 
-export const configSchema = z.strictObject({
-  modules: z.record(z.string().min(1), probeModule).optional(),
-  global: z
-    .strictObject({
-      schedule: cronExpression.optional(),
-      timeout: duration.optional(),
-      max_response_size: size.optional(),
-    })
-    .optional(),
-  sources: z
-    .array(source, { error: typeError("must be a list of sources") })
-    .min(1, { error: "at least one source is required" })
-    .superRefine((sources, ctx) => {
-      const seen = new Map<string, number>();
-      sources.forEach((s, i) => {
-        const first = seen.get(s.name);
-        if (first !== undefined)
-          ctx.addIssue({
-            code: "custom",
-            path: [i, "name"],
-            message: `duplicate source name "${s.name}" (also sources[${first}])`,
-          });
-        else seen.set(s.name, i);
+export const configSchema = z
+  .strictObject({
+    modules: z.record(z.string().min(1), probeModule).optional(),
+    global: z
+      .strictObject({
+        schedule: cronExpression.optional(),
+        timeout: duration.optional(),
+        max_response_size: size.optional(),
+      })
+      .optional(),
+    sources: z
+      .array(source, { error: typeError("must be a list of sources") })
+      .optional()
+      .superRefine((sources = [], ctx) => {
+        const seen = new Map<string, number>();
+        sources.forEach((s, i) => {
+          const first = seen.get(s.name);
+          if (first !== undefined)
+            ctx.addIssue({
+              code: "custom",
+              path: [i, "name"],
+              message: `duplicate source name "${s.name}" (also sources[${first}])`,
+            });
+          else seen.set(s.name, i);
+        });
+        // A group compares replicas of one service: one kind of server throughout.
+        const firstOfGroup = new Map<string, number>();
+        sources.forEach((s, i) => {
+          if (s.group === undefined) return;
+          const first = firstOfGroup.get(s.group);
+          if (first === undefined) {
+            firstOfGroup.set(s.group, i);
+            return;
+          }
+          const other = sources[first] as RawSourceShape;
+          if (other.kind !== s.kind)
+            ctx.addIssue({
+              code: "custom",
+              path: [i, "group"],
+              message: `group "${s.group}" mixes kinds: "${s.name}" is ${s.kind}, "${other.name}" (sources[${first}]) is ${other.kind}`,
+            });
+        });
+      }),
+  })
+  // An exporter with nothing to poll is a mistake, unless it only answers /probe: a probe-only config
+  // says so with a modules: section (which may be empty, keeping the built-in modules).
+  .superRefine((config, ctx) => {
+    if (config.modules === undefined && (config.sources ?? []).length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["sources"],
+        message:
+          config.sources === undefined
+            ? "is required (or a modules: section, for an exporter that only answers /probe)"
+            : "at least one source is required (or a modules: section, for an exporter that only answers /probe)",
       });
-      // A group compares replicas of one service: one kind of server throughout.
-      const firstOfGroup = new Map<string, number>();
-      sources.forEach((s, i) => {
-        if (s.group === undefined) return;
-        const first = firstOfGroup.get(s.group);
-        if (first === undefined) {
-          firstOfGroup.set(s.group, i);
-          return;
-        }
-        const other = sources[first] as RawSourceShape;
-        if (other.kind !== s.kind)
-          ctx.addIssue({
-            code: "custom",
-            path: [i, "group"],
-            message: `group "${s.group}" mixes kinds: "${s.name}" is ${s.kind}, "${other.name}" (sources[${first}]) is ${other.kind}`,
-          });
-      });
-    }),
-});
+    }
+  });
 
 export type RawConfig = z.infer<typeof configSchema>;
-export type RawSource = RawConfig["sources"][number];
+export type RawSource = NonNullable<RawConfig["sources"]>[number];
 export type RawModule = NonNullable<RawConfig["modules"]>[string];

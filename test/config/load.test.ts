@@ -19,6 +19,18 @@ async function loadError(name: string): Promise<ConfigError> {
 }
 
 describe("valid configs", () => {
+  it("accepts a probe-only config: no sources, the built-in modules beside its own", async () => {
+    const { sources, modules } = await loadConfig(path("valid-probe-only.yml"));
+    expect(sources).toEqual([]);
+    expect([...modules.keys()].sort()).toEqual(["alertmanager", "alertmanager-fast", "prometheus"]);
+    expect(modules.get("alertmanager-fast")).toMatchObject({
+      kind: "alertmanager",
+      timeoutMs: 3000,
+      minIntervalMs: 10_000,
+    });
+    expect(modules.get("prometheus")?.minIntervalMs).toBe(0);
+  });
+
   it("applies defaults to a minimal config", async () => {
     const { sources } = await loadConfig(path("valid-minimal.yml"));
     expect(sources).toEqual([

@@ -79,7 +79,7 @@ describe("Helm chart, standalone (default values)", () => {
   });
 
   it("ships a config the exporter accepts", () => {
-    expect(exporterConfig(manifests).sources.map((s) => s.url)).toEqual([
+    expect(exporterConfig(manifests).sources?.map((s) => s.url)).toEqual([
       "http://prometheus-operated:9090",
       "http://alertmanager-operated:9093",
     ]);
@@ -189,7 +189,7 @@ describe("Helm chart, sidecar mode with kube-prometheus-stack", () => {
   });
 
   it("polls Prometheus over localhost", () => {
-    expect(exporterConfig(manifests).sources.map((s) => s.url)).toEqual(["http://localhost:9090"]);
+    expect(exporterConfig(manifests).sources?.map((s) => s.url)).toEqual(["http://localhost:9090"]);
   });
 
   it("has a kube-prometheus-stack snippet whose container is valid and mounts the rendered ConfigMap", async () => {
