@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAEMON, startDaemonReady } from "../harness/daemon.js";
 import { freePort, type Managed, tempDir, waitFor } from "../harness/processes.js";
 import { type Stack, startStack } from "../harness/stack.js";
+import { instantQuery } from "../helpers/promql.js";
 
 // The built daemon as a user runs it, scraped by a real Prometheus with honor_labels.
 
@@ -13,14 +14,7 @@ let daemon: Managed;
 let exporterAddress: string;
 let deadSourceUrl: string;
 
-interface QueryAnswer {
-  data: { result: { metric: Record<string, string>; value: [number, string] }[] };
-}
-
-async function query(expr: string) {
-  const res = await fetch(`${stack.prometheus.url}/api/v1/query?query=${encodeURIComponent(expr)}`);
-  return ((await res.json()) as QueryAnswer).data.result;
-}
+const query = (expr: string) => instantQuery(stack.prometheus.url, expr);
 
 function logLines(): Record<string, unknown>[] {
   return readFileSync(daemon.logFile, "utf8")

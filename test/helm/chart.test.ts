@@ -20,7 +20,12 @@ const chart = join(root, "helm/prometheus-status-exporter");
 const dir = tempDir("promstatus-helm");
 const renderer = join(dir.path, "render");
 
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string }; [key: string]: unknown };
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  [key: string]: unknown;
+};
 
 // Built before the describe blocks below render at collection time.
 execFileSync("go", ["build", "-o", renderer, "."], {
@@ -47,6 +52,7 @@ const MODELS: Record<string, string> = {
   v1: "kubernetes-models/v1",
   "apps/v1": "kubernetes-models/apps/v1",
   "monitoring.coreos.com/v1": "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
+  "monitoring.coreos.com/v1alpha1": "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1alpha1",
 };
 
 /** Validates a manifest against its API schema; throws with the schema's complaint. */
@@ -215,6 +221,92 @@ describe("Helm chart, sidecar mode with kube-prometheus-stack", () => {
   });
 });
 
+describe("Helm chart, probe mode", () => {
+  const manifests = render(join(chart, "examples/probe-values.yaml"));
+  const named = (ms: Manifest[], suffix: string) =>
+    ms.find((m) => m.metadata.name === `promstatus-prometheus-status-exporter-${suffix}`) as Manifest & {
+      // biome-ignore lint/suspicious/noExplicitAny: free-form spec, validated against its schema above
+      spec: any;
+    };
+
+  it("renders a Deployment of several replicas, ScrapeConfigs and a Probe, all valid against their schemas", async () => {
+    expect(manifests.map((m) => m.kind).sort()).toEqual([
+      "ConfigMap",
+      "Deployment",
+      "Probe",
+      "PrometheusRule",
+      "ScrapeConfig",
+      "ScrapeConfig",
+      "Service",
+      "ServiceAccount",
+      "ServiceMonitor",
+    ]);
+    for (const m of manifests) await validate(m);
+    expect(one(manifests, "Deployment").spec.replicas).toBe(3);
+  });
+
+  it("ships a probe-only config the exporter accepts", () => {
+    const config = exporterConfig(manifests);
+    expect(config.sources).toEqual([]);
+    expect(Object.keys(config.modules ?? {})).toEqual(["alertmanager-main", "prometheus"]);
+    // Without a modules: section of its own, the chart adds an empty one (the built-in modules).
+    const bare = exporterConfig(render({ mode: "probe", replicaCount: 2, config: { sources: [] } }));
+    expect(bare.modules).toEqual({});
+  });
+
+  it("relabels discovered pods to /probe on the exporter's Service, honouring the targets' labels", () => {
+    const spec = named(manifests, "alertmanager").spec;
+    expect(spec).toMatchObject({
+      metricsPath: "/probe",
+      honorLabels: true,
+      scrapeInterval: "30s",
+      scrapeTimeout: "10s",
+    });
+    expect(spec.kubernetesSDConfigs).toEqual([
+      {
+        role: "Pod",
+        namespaces: { names: ["monitoring"] },
+        selectors: [{ role: "Pod", label: "app.kubernetes.io/name=alertmanager" }],
+      },
+    ]);
+    const rule = (target: string) => spec.relabelings.find((r: { targetLabel?: string }) => r.targetLabel === target);
+    expect(spec.relabelings[0]).toEqual({
+      sourceLabels: ["__meta_kubernetes_pod_container_port_name"],
+      regex: "http-web",
+      action: "keep",
+    });
+    expect(rule("__param_target")).toEqual({
+      sourceLabels: ["__address__"],
+      targetLabel: "__param_target",
+      replacement: "http://$1",
+    });
+    expect(rule("__param_module").replacement).toBe("alertmanager-main");
+    expect(rule("instance").sourceLabels).toEqual(["__param_target"]);
+    expect(rule("__address__").replacement).toBe("promstatus-prometheus-status-exporter.monitoring.svc:9816");
+    expect(named(manifests, "prometheus").metadata.labels).toMatchObject({
+      release: "kube-prometheus-stack",
+    });
+  });
+
+  it("probes fixed targets with a Probe object pointing at the exporter", () => {
+    const spec = named(manifests, "external").spec;
+    expect(spec.prober).toEqual({
+      url: "promstatus-prometheus-status-exporter.monitoring.svc:9816",
+      path: "/probe",
+      scheme: "http",
+    });
+    expect(spec.module).toBe("prometheus");
+    expect(spec.targets.staticConfig.static).toEqual([
+      "https://prometheus.example.org",
+      "https://prometheus-dr.example.org",
+    ]);
+  });
+
+  it("refuses scheduled sources in probe mode (every replica would poll them)", () => {
+    expect(() => render({ mode: "probe" })).toThrow(/mode probe: set config.sources: \[\]/);
+  });
+});
+
 describe("values.schema.json", () => {
   const ajv = new Ajv({ allErrors: true, strict: false });
   const check = ajv.compile(JSON.parse(readFileSync(join(chart, "values.schema.json"), "utf8")));
@@ -225,6 +317,7 @@ describe("values.schema.json", () => {
     expect(check(defaults), JSON.stringify(check.errors)).toBe(true);
     for (const file of [
       join(chart, "examples/sidecar-values.yaml"),
+      join(chart, "examples/probe-values.yaml"),
       join(root, "test/helm/values-all-features.yaml"),
     ]) {
       const v = { ...defaults, ...parse(readFileSync(file, "utf8")) };
@@ -240,6 +333,11 @@ describe("values.schema.json", () => {
     [{ config: { sources: [] } }, "/config/sources"],
     [{ config: { sources: [{ name: "a", kind: "thanos", url: "http://x" }] } }, "/config/sources/0/kind"],
     [{ replicas: 3 }, ""],
+    [{ mode: "probe" }, "/config/sources"], // the default sources would be polled by every replica
+    [
+      { mode: "probe", config: { sources: [] }, probe: { scrapeConfigs: [{ name: "x", module: "prometheus" }] } },
+      "/probe/scrapeConfigs/0",
+    ],
   ])("rejects %j", (overrides, path) => {
     expect(check(merged(overrides))).toBe(false);
     expect(check.errors?.map((e) => e.instancePath)).toContain(path);
