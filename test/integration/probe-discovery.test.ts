@@ -69,10 +69,25 @@ afterAll(async () => {
   dir.remove();
 }, 30_000);
 
+interface ScrapeTarget {
+  labels: Record<string, string>;
+  health: string;
+  lastError: string;
+}
+
 const query = (expr: string) => instantQuery(scraper.url, expr);
 const valueOf = async (expr: string) => (await query(expr)).map((s) => [s.metric.source, Number(s.value[1])]);
 
 describe("/probe scraped by a real Prometheus through file_sd", () => {
+  it("uses the recipe the README shows, word for word", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+    const body = readFileSync(RECIPE, "utf8")
+      .split("\n")
+      .filter((line) => !line.startsWith("#"))
+      .join("\n");
+    expect(readme).toContain(`\`\`\`yaml\n${body}\`\`\``);
+  });
+
   it("serves every server in the file: target health of the Prometheus, cluster peers of each Alertmanager", async () => {
     const [am0, am1] = cluster.members.map((m) => m.url) as [string, string];
     const up = await waitFor(
@@ -97,8 +112,19 @@ describe("/probe scraped by a real Prometheus through file_sd", () => {
     );
     expect(peers.map(([s]) => s).sort()).toEqual([am0, am1].sort());
     // The scrape of each probe is healthy and instance names the probed server.
+    await waitFor(
+      "every probe scraped successfully",
+      async () => {
+        const res = await fetch(`${scraper.url}/api/v1/targets`);
+        const { activeTargets } = ((await res.json()) as { data: { activeTargets: ScrapeTarget[] } }).data;
+        const probes = activeTargets.filter((t) => t.labels.job === "promstatus-probe");
+        if (probes.length === 3 && probes.every((t) => t.health === "up")) return true;
+        throw new Error(JSON.stringify(probes.map((t) => [t.labels.instance, t.health, t.lastError])));
+      },
+      15_000,
+    );
     const scrapes = await query('up{job="promstatus-probe"}');
-    expect(scrapes.map((s) => [s.metric.instance, s.value[1]]).sort()).toEqual(
+    expect(scrapes.map((x) => [x.metric.instance, x.value[1]]).sort()).toEqual(
       [watched.url, am0, am1].map((u) => [u, "1"]).sort(),
     );
   });
