@@ -169,12 +169,14 @@ describe("replica groups against real servers", () => {
   it("shows each group's members, their views and config hashes on the landing page", async () => {
     await settled();
     const html = await (await fetch(base)).text();
-    expect(html).toContain("<h3>am-split (alertmanager)</h3>");
-    expect(html).toContain("<h3>prom-ha (prometheus)</h3>");
+    expect(html).toContain("<h3>am-split <small>alertmanager</small></h3>");
+    expect(html).toContain("<h3>prom-ha <small>prometheus</small></h3>");
     expect(html).toMatch(
-      /<tr><td>am-split-1<\/td><td>up<\/td><td>\d{4}-\d\d-\d\dT[\d:]+Z<\/td><td>1 peers: \w+ \(self\)<\/td><td><code>[0-9a-f]{12}<\/code>/,
+      /<tr class="ok"><td>am-split-1<\/td><td class="result">up<\/td><td>\d{4}-\d\d-\d\dT[\d:]+Z<\/td><td>1 peers: \w+ \(self\)<\/td><td><code>[0-9a-f]{12}<\/code>/,
     );
-    expect(html).toMatch(/<tr><td>prom-a<\/td><td>up<\/td><td>[^<]+<\/td><td>2 targets, \d down<\/td>/);
+    expect(html).toMatch(
+      /<tr class="ok"><td>prom-a<\/td><td class="result">up<\/td><td>[^<]+<\/td><td>2 targets, \d down<\/td>/,
+    );
   });
 
   it("makes a Prometheus with the shipped rules raise the split group's alerts and none for the healthy group", async () => {
