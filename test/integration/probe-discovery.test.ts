@@ -37,8 +37,9 @@ function writeTargets(groups: { targets: string[]; labels: Record<string, string
 
 /** The recipe's job, pointed at this test's exporter and file, scraping every second. */
 function recipeJob(exporterAddress: string): ScrapeJob {
-  const job = (parse(readFileSync(RECIPE, "utf8")) as { scrape_configs: Record<string, unknown>[] }).scrape_configs[0];
-  const relabel = (job?.relabel_configs as Record<string, unknown>[]).map((r) =>
+  const recipe = parse(readFileSync(RECIPE, "utf8")) as { scrape_configs: Record<string, unknown>[] };
+  const job = recipe.scrape_configs[0] as Record<string, unknown>;
+  const relabel = (job.relabel_configs as Record<string, unknown>[]).map((r) =>
     r.target_label === "__address__" ? { ...r, replacement: exporterAddress } : r,
   );
   return {
@@ -76,7 +77,7 @@ interface ScrapeTarget {
 }
 
 const query = (expr: string) => instantQuery(scraper.url, expr);
-const valueOf = async (expr: string) => (await query(expr)).map((s) => [s.metric.source, Number(s.value[1])]);
+const valuesBySource = async (expr: string) => (await query(expr)).map((s) => [s.metric.source, Number(s.value[1])]);
 
 describe("/probe scraped by a real Prometheus through file_sd", () => {
   it("uses the recipe the README shows, word for word", () => {
@@ -105,7 +106,7 @@ describe("/probe scraped by a real Prometheus through file_sd", () => {
     const peers = await waitFor(
       "both Alertmanagers see the cluster",
       async () => {
-        const v = await valueOf("promstatus_alertmanager_cluster_peers");
+        const v = await valuesBySource("promstatus_alertmanager_cluster_peers");
         return v.length === 2 && v.every(([, n]) => n === 2) ? v : undefined;
       },
       30_000,
@@ -159,7 +160,7 @@ describe("/probe scraped by a real Prometheus through file_sd", () => {
       },
       30_000,
     );
-    expect((await valueOf(`promstatus_up{source="${am0}"}`)).map(([, v]) => v)).toEqual([1]);
+    expect((await valuesBySource(`promstatus_up{source="${am0}"}`)).map(([, v]) => v)).toEqual([1]);
     expect(await lastReload()).toBe(reloadedAt); // file_sd followed the file without a reload
   });
 });
