@@ -73,7 +73,7 @@ function source(url: string, overrides: Partial<SourceConfig> = {}): SourceConfi
     maxResponseBytes: 256 * 2 ** 20,
     tsdb: { enabled: true, limit: Number(values.limit) },
     targets: { enabled: true, perTarget: true, labels: [] },
-    http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true },
+    http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true, compression: "gzip" },
     ...overrides,
   };
 }

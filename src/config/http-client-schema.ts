@@ -82,4 +82,7 @@ export const httpClientFields = {
   tls_config: tlsConfig.optional(),
   proxy_url: proxyUrl.optional(),
   follow_redirects: z.boolean({ error: typeError("must be true or false") }).optional(),
+  // Whether answers are asked for gzipped: on loopback (a sidecar) compressing costs both processes CPU
+  // and saves nothing; across a network it saves most of the bytes.
+  compression: z.enum(["auto", "gzip", "none"], { error: 'must be "auto", "gzip" or "none"' }).optional(),
 };

@@ -44,7 +44,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
 
 type RawHttpFields = Pick<
   RawSource,
-  "headers" | "tls_config" | "proxy_url" | "follow_redirects" | "basic_auth" | "authorization"
+  "headers" | "tls_config" | "proxy_url" | "follow_redirects" | "basic_auth" | "authorization" | "compression"
 >;
 
 interface Globals {
@@ -83,6 +83,7 @@ function resolveHttp(s: RawHttpFields, baseDir: string): HttpClientConfig {
     },
     proxyUrl: s.proxy_url,
     followRedirects: s.follow_redirects ?? true,
+    compression: s.compression ?? "auto",
   };
   if (s.basic_auth) {
     http.basicAuth = {

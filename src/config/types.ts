@@ -7,6 +7,8 @@ export interface HttpClientConfig {
   proxyUrl?: string;
   /** As Prometheus's follow_redirects (default true); credentials never follow to another origin. */
   followRedirects: boolean;
+  /** Ask for gzipped answers; auto: not from a loopback address, yes otherwise. */
+  compression: "auto" | "gzip" | "none";
 }
 
 /** The config with every default applied: what the rest of the exporter works from. */

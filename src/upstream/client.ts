@@ -3,6 +3,7 @@ import got, { HTTPError, type RequestError } from "got";
 import type { HttpClientConfig } from "../config/types.js";
 import { requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
+import { acceptEncoding } from "./compression.js";
 import { PollError } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
 import { keepCredentialsAtHome } from "./redirects.js";
@@ -45,7 +46,7 @@ const RETRY_STATUSES = new Set([408, 413, 429, 500, 502, 503, 504, 521, 522, 524
 // after one attempt with ERR_SOCKET_CLOSED_BEFORE_CONNECTION while its retry still runs in the
 // background (sindresorhus/got#2469, fixed only in got 16, which needs a newer Node.js than ours).
 const http = got.extend({
-  headers: { "accept-encoding": "gzip", accept: "application/json", "user-agent": "prometheus-status-exporter" },
+  headers: { accept: "application/json", "user-agent": "prometheus-status-exporter" },
   decompress: false,
   retry: { limit: 0 },
 });
@@ -59,12 +60,13 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const auth = options.http ? await requestAuth(options.http) : undefined;
+  const headers = { "accept-encoding": acceptEncoding(new URL(url), options.http?.compression), ...auth?.headers };
   let lastFailure: unknown;
   for (let attempt = 1; ; attempt++) {
     let tooLarge = false;
     try {
       const request = http.get(url, {
-        headers: auth?.headers,
+        headers,
         https: auth?.https,
         agent: options.http?.proxyUrl ? proxyAgents(options.http.proxyUrl) : undefined,
         searchParams: options.searchParams,

@@ -55,6 +55,7 @@ describe("valid configs", () => {
           },
           proxyUrl: undefined,
           followRedirects: true,
+          compression: "auto",
         },
       },
     ]);
@@ -119,6 +120,7 @@ describe("valid configs", () => {
       },
       proxyUrl: "http://proxy.example.com:3128",
       followRedirects: true,
+      compression: "auto",
     });
     expect(am?.http.authorization).toEqual({
       type: "Bearer",

@@ -16,7 +16,7 @@ const WANTED: { key: keyof UpstreamBinaries; env: string; names: string[] }[] = 
 
 export const INSTALL_HINT =
   "Install them (Debian/Ubuntu, as root):\n" +
-  "  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager openssl golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev\n" +
+  "  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager openssl golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev chromium\n" +
   "or name the binaries with PROMETHEUS_BIN, PROMTOOL_BIN and ALERTMANAGER_BIN.";
 
 function executable(path: string): boolean {

@@ -12,7 +12,7 @@ export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfi
     maxResponseBytes: 256 * 2 ** 20,
     tsdb: { enabled: true, limit: undefined },
     targets: { enabled: true, perTarget: true, labels: [] },
-    http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true },
+    http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true, compression: "gzip" },
     ...overrides,
   };
 }

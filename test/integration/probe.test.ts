@@ -37,6 +37,8 @@ beforeAll(async () => {
   slow: {kind: prometheus, timeout: 20s}
   local-only: {kind: alertmanager, allowed_targets: ["http://127\\\\.0\\\\.0\\\\.1:[0-9]+"]}
   spared: {kind: alertmanager, min_interval: 3s}
+  zipped: {kind: prometheus, compression: gzip}
+  unzipped: {kind: prometheus, compression: none}
   with-auth:
     kind: prometheus
     basic_auth: {username: monitor, password: pw-never-shown}
@@ -191,6 +193,18 @@ describe("/probe min_interval", () => {
       upstream.close();
       other.close();
     }
+  });
+});
+
+describe("compression", () => {
+  it("asks a real Prometheus on loopback for plain answers unless the module says gzip", async () => {
+    const encodings = async (module: string) => {
+      const text = await (await probe({ target: prometheus.url, module, debug: "true" })).text();
+      return [...text.matchAll(/result: success, HTTP 200, \d+ bytes( \(gzip\))?/g)].map((m) => m[1] ?? "plain");
+    };
+    expect(await encodings("prometheus")).toEqual(["plain", "plain"]); // auto, on loopback
+    expect(await encodings("unzipped")).toEqual(["plain", "plain"]);
+    expect(await encodings("zipped")).toEqual([" (gzip)", " (gzip)"]);
   });
 });
 

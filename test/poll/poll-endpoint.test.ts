@@ -238,6 +238,7 @@ describe("pollEndpoint request settings", () => {
         authorization: { type: "Bearer", credentialsFile: tokenFile },
         tls: { insecureSkipVerify: false },
         followRedirects: true,
+        compression: "gzip" as const,
       };
       await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
       writeFileSync(tokenFile, "second-token");
@@ -256,6 +257,7 @@ describe("pollEndpoint request settings", () => {
       authorization: { type: "Bearer", credentialsFile: "/nonexistent/token" },
       tls: { insecureSkipVerify: false },
       followRedirects: true,
+      compression: "gzip" as const,
     };
     const outcome = await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
     expect(outcome.ok ? "" : outcome.error.message).toBe(
@@ -268,7 +270,13 @@ describe("pollEndpoint request settings", () => {
     const up = await serve((_req, res) => res.writeHead(200).end(targetsJson));
     const proxy = await startConnectProxy();
     try {
-      const http = { headers: {}, tls: { insecureSkipVerify: false }, proxyUrl: proxy.url, followRedirects: true };
+      const http = {
+        headers: {},
+        tls: { insecureSkipVerify: false },
+        proxyUrl: proxy.url,
+        followRedirects: true,
+        compression: "gzip" as const,
+      };
       const outcome = await pollEndpoint(sourceConfig({ url: up.url, http }), "targets");
       expect(outcome.ok).toBe(true);
       expect(proxy.tunnels).toEqual([new URL(up.url).host]);

@@ -126,6 +126,7 @@ function http(overrides: Partial<HttpClientConfig> = {}): HttpClientConfig {
     authorization: { type: "Bearer", credentials: "s3cr3t-token" },
     tls: { caFile: certs.caFile, insecureSkipVerify: false },
     followRedirects: true,
+    compression: "gzip",
     ...overrides,
   };
 }

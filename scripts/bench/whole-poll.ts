@@ -1,0 +1,151 @@
+// What a poll costs the user: the CPU of the whole built daemon (dist/main.js on the image's Node.js,
+// every thread: fetch, decompress, worker, parse, validate, convert, render, assemble, gzip of the
+// exposition for a scrape), read from /proc/<pid>/stat over whole poll cycles, minus an idle twin
+// (the same daemon polling an empty answer on the same schedule and scraped alike). Baseline: the CPU
+// of a bare JSON.parse of the same bytes on the same Node.js, in the same run. Peak RSS is the
+// daemon's VmHWM. Prints one JSON line. Usage: node --import tsx scripts/bench/whole-poll.ts [--targets=N]
+import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
+
+export interface WholePollRow {
+  targets: number;
+  compression: "gzip" | "none";
+  answerBytes: number;
+  jsonParseCpuMs: number;
+  pollCpuMs: number;
+  ratio: number;
+  peakRssMiB: number;
+  idleRssMiB: number;
+}
+
+const { values } = parseArgs({ options: { targets: { type: "string", default: "100000" } } });
+const PERIOD_S = 15;
+const CYCLES = 3;
+const TICKS = 100; // USER_HZ on Linux
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startUpstream(targets: number): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(new URL("./upstream.ts", import.meta.url).pathname, [`--targets=${targets}`, "--limit=10"], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.once("data", (d: Buffer) => resolve({ url: d.toString().trim(), child }));
+    child.once("exit", (code) => reject(new Error(`upstream exited with ${code}`)));
+  });
+}
+
+/** utime + stime of the whole process (all threads), in ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+}
+const status = (pid: number, key: string) =>
+  Math.round(Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Sleeps until `offset` seconds past a multiple of the poll period (the cron schedule's phase). */
+async function untilPhase(offsetS: number): Promise<void> {
+  const now = Date.now();
+  const period = PERIOD_S * 1000;
+  let next = Math.floor(now / period) * period + offsetS * 1000;
+  if (next <= now) next += period;
+  await sleep(next - now);
+}
+
+async function startDaemon(node: string, dir: string, name: string, url: string, compression: string) {
+  const config = join(dir, `${name}.yml`);
+  writeFileSync(
+    config,
+    `global: {schedule: "*/${PERIOD_S} * * * * *", timeout: 60s}\nsources:\n  - {name: s, kind: prometheus, url: "${url}", tsdb: {enabled: false}, compression: ${compression}}\n`,
+  );
+  const address = `127.0.0.1:${await freePort()}`;
+  const child = spawn(node, ["dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`], {
+    stdio: "ignore",
+  });
+  return { child, address, pid: child.pid as number };
+}
+
+/** A gzip scrape, as Prometheus makes: the exposition is gzipped once per change. */
+const scrape = (address: string) =>
+  fetch(`http://${address}/metrics`, { headers: { "accept-encoding": "gzip" } }).then((r) => r.arrayBuffer());
+
+async function jsonParseCpuMs(node: string, url: string): Promise<{ ms: number; bytes: number }> {
+  const code = `const t=await (await fetch(${JSON.stringify(`${url}/api/v1/targets`)})).text();const ms=[];
+for(let i=0;i<5;i++){const c=process.cpuUsage();JSON.parse(t);const d=process.cpuUsage(c);ms.push((d.user+d.system)/1000);}
+ms.sort((a,b)=>a-b);console.log(JSON.stringify({ms:ms[2],bytes:Buffer.byteLength(t)}));`;
+  const out = execFileSync(node, ["--input-type=module", "-e", code], { encoding: "utf8" });
+  return JSON.parse(out) as { ms: number; bytes: number };
+}
+
+async function measure(node: string, targets: number, compression: "gzip" | "none"): Promise<WholePollRow> {
+  const dir = mkdtempSync(join(tmpdir(), "promstatus-whole-"));
+  const [full, empty] = await Promise.all([startUpstream(targets), startUpstream(0)]);
+  const subject = await startDaemon(node, dir, "subject", full.url, compression);
+  const twin = await startDaemon(node, dir, "twin", empty.url, compression);
+  try {
+    // Warm-up: two cycles (worker start, first allocations).
+    for (let i = 0; i < 2; i++) {
+      await untilPhase(PERIOD_S - 3);
+      await Promise.all([scrape(subject.address), scrape(twin.address)]);
+    }
+    await untilPhase(PERIOD_S - 2);
+    const start = [cpuMs(subject.pid), cpuMs(twin.pid)];
+    for (let i = 0; i < CYCLES; i++) {
+      await untilPhase(PERIOD_S - 3); // the poll at the start of this cycle is done by now
+      await Promise.all([scrape(subject.address), scrape(twin.address)]);
+    }
+    await untilPhase(PERIOD_S - 2);
+    const end = [cpuMs(subject.pid), cpuMs(twin.pid)];
+    const pollCpuMs =
+      ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
+    const parse = await jsonParseCpuMs(node, full.url);
+    return {
+      targets,
+      compression,
+      answerBytes: parse.bytes,
+      jsonParseCpuMs: parse.ms,
+      pollCpuMs,
+      ratio: pollCpuMs / parse.ms,
+      peakRssMiB: status(subject.pid, "VmHWM"),
+      idleRssMiB: status(twin.pid, "VmRSS"),
+    };
+  } finally {
+    subject.child.kill("SIGKILL");
+    twin.child.kill("SIGKILL");
+    full.child.kill();
+    empty.child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const node = nodeBinary(dockerfileNodeMajor());
+  const targets = Number(values.targets);
+  const rows: WholePollRow[] = [];
+  for (const compression of ["gzip", "none"] as const) {
+    process.stderr.write(`whole-poll: ${targets} targets, compression ${compression} ...\n`);
+    rows.push(await measure(node, targets, compression));
+  }
+  const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
+  process.stdout.write(`${JSON.stringify({ node: version, rows })}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
