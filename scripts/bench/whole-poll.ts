@@ -23,7 +23,14 @@ export interface WholePollRow {
   idleRssMiB: number;
 }
 
-const { values } = parseArgs({ options: { targets: { type: "string", default: "100000" } } });
+const { values } = parseArgs({
+  options: {
+    targets: { type: "string", default: "100000" },
+    compression: { type: "string", default: "gzip,none" },
+    // Extra daemon flags, for experiments (e.g. --daemon-arg=--decoder.memory-limit=1GiB).
+    "daemon-arg": { type: "string", multiple: true, default: [] },
+  },
+});
 const PERIOD_S = 15;
 const CYCLES = 3;
 const TICKS = 100; // USER_HZ on Linux
@@ -74,7 +81,8 @@ async function startDaemon(node: string, dir: string, name: string, url: string,
     `global: {schedule: "*/${PERIOD_S} * * * * *", timeout: 60s}\nsources:\n  - {name: s, kind: prometheus, url: "${url}", tsdb: {enabled: false}, compression: ${compression}}\n`,
   );
   const address = `127.0.0.1:${await freePort()}`;
-  const child = spawn(node, ["dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`], {
+  const args = ["dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`, ...values["daemon-arg"]];
+  const child = spawn(node, args, {
     stdio: "ignore",
   });
   return { child, address, pid: child.pid as number };
@@ -137,7 +145,7 @@ async function main() {
   const node = nodeBinary(dockerfileNodeMajor());
   const targets = Number(values.targets);
   const rows: WholePollRow[] = [];
-  for (const compression of ["gzip", "none"] as const) {
+  for (const compression of values.compression.split(",") as ("gzip" | "none")[]) {
     process.stderr.write(`whole-poll: ${targets} targets, compression ${compression} ...\n`);
     rows.push(await measure(node, targets, compression));
   }

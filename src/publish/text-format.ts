@@ -38,31 +38,34 @@ export function renderSamples(
   name: string,
   prefix: string,
   samples: readonly Sample[],
-  blocks: Map<Labels, Buffer> = new Map(),
+  blocks: Map<Labels, LabelBlock> = new Map(),
 ): Buffer {
-  const nameBytes = Buffer.from(name);
-  const lineBlocks = new Array<Buffer>(samples.length);
+  const nameLength = Buffer.byteLength(name);
+  const lineBlocks = new Array<LabelBlock>(samples.length);
   const values = new Array<string>(samples.length);
   let total = 0;
   for (let i = 0; i < samples.length; i++) {
     const { labels, value } = samples[i] as Sample;
     let block = blocks.get(labels);
     if (block === undefined) {
-      block = Buffer.from(labelBlock(prefix, labels));
+      const text = labelBlock(prefix, labels);
+      const bytes = Buffer.byteLength(text);
+      // ASCII (most label blocks) is written with the cheaper latin1 encoder; the bytes are the same.
+      block = { text, bytes, encoding: bytes === text.length ? "latin1" : "utf8" };
       blocks.set(labels, block);
     }
     lineBlocks[i] = block;
-    values[i] = formatValue(value);
-    total += nameBytes.length + block.length + (values[i] as string).length + 2;
+    const formatted = formatValue(value);
+    values[i] = formatted;
+    total += nameLength + block.bytes + formatted.length + 2;
   }
   const out = Buffer.allocUnsafe(total);
+  const nameEncoding = nameLength === name.length ? "latin1" : "utf8";
   let offset = 0;
   for (let i = 0; i < samples.length; i++) {
-    const block = lineBlocks[i] as Buffer;
-    out.set(nameBytes, offset);
-    offset += nameBytes.length;
-    out.set(block, offset);
-    offset += block.length;
+    const block = lineBlocks[i] as LabelBlock;
+    offset += out.write(name, offset, nameEncoding);
+    offset += out.write(block.text, offset, block.encoding);
     out[offset++] = 0x20; // space
     offset += out.write(values[i] as string, offset, "latin1"); // numbers are ASCII
     out[offset++] = 0x0a; // newline
@@ -70,9 +73,16 @@ export function renderSamples(
   return out;
 }
 
+/** A rendered label block, shared by the samples whose labels object it was rendered from. */
+export interface LabelBlock {
+  text: string;
+  bytes: number;
+  encoding: "latin1" | "utf8";
+}
+
 /** Every family of a sample set, rendered; label blocks shared by several families are rendered once. */
 export function renderSampleSet(samples: SampleSet, prefix: string): RenderedFamilies {
-  const blocks = new Map<Labels, Buffer>();
+  const blocks = new Map<Labels, LabelBlock>();
   return [...samples.families].map(([name, list]) => [name, renderSamples(name, prefix, list, blocks)]);
 }
 
