@@ -101,7 +101,7 @@ async function main() {
     "## What a poll costs: the whole daemon, per poll cycle",
     "",
     `\`dist/main.js\` on Node ${whole.node} (the image's), polling a targets answer every 15 s and scraped (gzip) once per`,
-    "cycle. Poll CPU is utime + stime of the whole process from `/proc/<pid>/stat` over three cycles, minus an idle",
+    "cycle. Poll CPU is utime + stime of the whole process from `/proc/<pid>/stat` over two cycles, minus an idle",
     "twin daemon polling an empty answer on the same schedule; it includes fetch, decompression, the decoder",
     "thread, parse, validation, conversion, rendering, assembly and the exposition's gzip for the scrape.",
     "Baseline: a bare `JSON.parse` of the same bytes on the same Node.js (median of five). Peak RSS is VmHWM.",

@@ -32,7 +32,7 @@ const { values } = parseArgs({
   },
 });
 const PERIOD_S = 15;
-const CYCLES = 3;
+const CYCLES = 2;
 const TICKS = 100; // USER_HZ on Linux
 
 function freePort(): Promise<number> {
@@ -106,8 +106,8 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
   const subject = await startDaemon(node, dir, "subject", full.url, compression);
   const twin = await startDaemon(node, dir, "twin", empty.url, compression);
   try {
-    // Warm-up: two cycles (worker start, first allocations).
-    for (let i = 0; i < 2; i++) {
+    // Warm-up: one cycle (first allocations, code compiled).
+    for (let i = 0; i < 1; i++) {
       await untilPhase(PERIOD_S - 3);
       await Promise.all([scrape(subject.address), scrape(twin.address)]);
     }
@@ -129,8 +129,8 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
       jsonParseCpuMs: parse.ms,
       pollCpuMs,
       ratio: pollCpuMs / parse.ms,
-      peakRssMiB: status(subject.pid, "VmHWM"),
-      idleRssMiB: status(twin.pid, "VmRSS"),
+      peakRssMiB,
+      idleRssMiB,
     };
   } finally {
     subject.child.kill("SIGKILL");
