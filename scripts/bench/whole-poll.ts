@@ -121,6 +121,11 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
     const end = [cpuMs(subject.pid), cpuMs(twin.pid)];
     const pollCpuMs =
       ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
+    const peakRssMiB = status(subject.pid, "VmHWM");
+    const idleRssMiB = status(twin.pid, "VmRSS");
+    // The baseline with the daemons gone, so that nothing else runs while it is measured.
+    subject.child.kill("SIGKILL");
+    twin.child.kill("SIGKILL");
     const parse = await jsonParseCpuMs(node, full.url);
     return {
       targets,
