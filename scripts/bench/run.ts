@@ -53,42 +53,33 @@ interface Result {
 
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
+/** Runs one of the bench scripts in a process of its own; its result is the last line it prints (JSON). */
+async function runScript<T>(script: string, args: string[] = [], nodeFlags: string[] = []): Promise<T> {
+  const { stdout } = await run(
+    process.execPath,
+    [...nodeFlags, "--import", "tsx", `scripts/bench/${script}`, ...args],
+    { maxBuffer: 16 * 2 ** 20 },
+  );
+  return JSON.parse(stdout.trim().split("\n").pop() as string) as T;
+}
+
 async function main() {
   const started = Date.now();
   const results: Result[] = [];
   for (const size of values.sizes.split(",").map(Number)) {
     process.stderr.write(`bench: ${size} targets ...\n`);
-    const { stdout } = await run(
-      process.execPath,
-      ["--expose-gc", "--import", "tsx", "scripts/bench/size.ts", `--targets=${size}`, `--seconds=${values.seconds}`],
-      { maxBuffer: 16 * 2 ** 20 },
+    results.push(
+      await runScript<Result>("size.ts", [`--targets=${size}`, `--seconds=${values.seconds}`], ["--expose-gc"]),
     );
-    results.push(JSON.parse(stdout.trim().split("\n").pop() as string) as Result);
   }
   process.stderr.write("bench: sizing the daemon on the image's Node.js ...\n");
-  const sizingOut = await run(process.execPath, ["--import", "tsx", "scripts/bench/sizing.ts"], { maxBuffer: 2 ** 20 });
-  const sizing = JSON.parse(sizingOut.stdout.trim().split("\n").pop() as string) as { node: string; rows: SizingRow[] };
+  const sizing = await runScript<{ node: string; rows: SizingRow[] }>("sizing.ts");
   process.stderr.write("bench: replica group comparison ...\n");
-  const groupsOut = await run(process.execPath, ["--expose-gc", "--import", "tsx", "scripts/bench/groups.ts"], {
-    maxBuffer: 2 ** 20,
-  });
-  const groups = JSON.parse(groupsOut.stdout.trim().split("\n").pop() as string) as GroupsRow[];
+  const groups = await runScript<GroupsRow[]>("groups.ts", [], ["--expose-gc"]);
   process.stderr.write("bench: whole-process CPU per poll of the built daemon ...\n");
-  const wholeOut = await run(process.execPath, ["--import", "tsx", "scripts/bench/whole-poll.ts"], {
-    maxBuffer: 2 ** 20,
-  });
-  const whole = JSON.parse(wholeOut.stdout.trim().split("\n").pop() as string) as {
-    node: string;
-    rows: WholePollRow[];
-  };
+  const whole = await runScript<{ node: string; rows: WholePollRow[] }>("whole-poll.ts");
   process.stderr.write("bench: CPU the watched Prometheus spends per poll ...\n");
-  const watchedOut = await run(process.execPath, ["--import", "tsx", "scripts/bench/watched-server.ts"], {
-    maxBuffer: 2 ** 20,
-  });
-  const watched = JSON.parse(watchedOut.stdout.trim().split("\n").pop() as string) as {
-    prometheus: string;
-    rows: WatchedServerRow[];
-  };
+  const watched = await runScript<{ prometheus: string; rows: WatchedServerRow[] }>("watched-server.ts");
   const baseline = sizing.rows.find((r) => r.targets === 0)?.peakRssMiB ?? Number.NaN;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const lines = [

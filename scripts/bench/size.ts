@@ -1,6 +1,6 @@
 // One benchmark size, in its own process (so memory figures are its own). Prints one JSON object.
 // Usage: node --expose-gc --import tsx scripts/bench/size.ts --targets=100000
-import { type ChildProcess, execFile, fork } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -8,6 +8,7 @@ import { parseArgs, promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import type { SourceConfig } from "../../src/config/types.js";
+import { startUpstream } from "./processes.js";
 
 // The exporter under test is the build (dist/), as it runs in production: types come from src/.
 const dist = <T>(path: string) => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
@@ -44,22 +45,6 @@ function listen(server: Server): Promise<string> {
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
   );
-}
-
-/** The upstream in its own process (scripts/bench/upstream.ts); resolves with its URL. */
-function startUpstream(): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(
-    new URL("./upstream.ts", import.meta.url).pathname,
-    [`--targets=${TARGETS}`, `--limit=${values.limit}`],
-    {
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "pipe", "inherit", "ipc"],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    child.stdout?.once("data", (d: Buffer) => resolve({ url: d.toString().trim(), child }));
-    child.once("exit", (code) => reject(new Error(`upstream exited with ${code}`)));
-  });
 }
 
 function source(url: string, overrides: Partial<SourceConfig> = {}): SourceConfig {
@@ -213,7 +198,7 @@ async function scrapeBench(store: SourceStore) {
 }
 
 async function main() {
-  const up = await startUpstream();
+  const up = await startUpstream(TARGETS, Number(values.limit));
   const store = new SourceStore();
   const src = source(up.url);
   store.apply([src]);

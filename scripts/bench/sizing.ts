@@ -2,12 +2,12 @@
 // sources whose targets answers have the given sizes, read from the kernel (VmHWM, the high-water mark
 // of the whole process, worker threads included). Baseline: the same daemon polling one empty answer.
 // Prints one JSON line. Usage: node --import tsx scripts/bench/sizing.ts
-import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
+import { freePort, processMemoryMiB, startUpstream } from "./processes.js";
 
 export interface SizingRow {
   targets: number;
@@ -27,29 +27,6 @@ const CASES: Array<[targets: number, sources: number]> = [
 ];
 
 const POLLS_AFTER_FIRST = 4;
-
-function startUpstream(targets: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(new URL("./upstream.ts", import.meta.url).pathname, [`--targets=${targets}`, "--limit=10"], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout?.once("data", (d: Buffer) => resolve({ url: d.toString().trim(), child }));
-    child.once("exit", (code) => reject(new Error(`upstream exited with ${code}`)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const peakRssMiB = (pid: number) =>
-  Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024);
 
 async function targetsUp(address: string, sources: number): Promise<number[] | undefined> {
   const text = await fetch(`http://${address}/metrics`).then(
@@ -87,7 +64,7 @@ async function measure(node: string, targets: number, sources: number): Promise<
       const up = await targetsUp(address, sources);
       if (up) {
         await new Promise((r) => setTimeout(r, POLLS_AFTER_FIRST * 3000)); // GC timing varies from poll to poll
-        return { targets, sources, peakRssMiB: peakRssMiB(daemon.pid as number), up };
+        return { targets, sources, peakRssMiB: processMemoryMiB(daemon.pid as number, "VmHWM"), up };
       }
     }
   } finally {

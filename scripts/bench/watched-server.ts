@@ -5,13 +5,14 @@
 // polls, minus its own idle CPU over windows of the same length measured around them. Prints one JSON line.
 // Usage: node --import tsx scripts/bench/watched-server.ts [--targets=20000]
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { type AddressInfo, createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { findBinaries } from "../../test/harness/binaries.js";
+import { freePort, processCpuMs } from "./processes.js";
 
 export interface WatchedServerRow {
   targets: number;
@@ -23,28 +24,14 @@ export interface WatchedServerRow {
 
 const { values } = parseArgs({ options: { targets: { type: "string", default: "20000" } } });
 const POLLS = 5;
-const TICKS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-}
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Idle CPU of the process over `ms`, in ms. */
 async function idleCpu(pid: number, ms: number): Promise<number> {
-  const before = cpuMs(pid);
+  const before = processCpuMs(pid);
   await sleep(ms);
-  return cpuMs(pid) - before;
+  return processCpuMs(pid) - before;
 }
 
 async function main() {
@@ -99,10 +86,10 @@ async function main() {
       };
       await poll(); // warm
       const started = performance.now();
-      const before = cpuMs(pid);
+      const before = processCpuMs(pid);
       let bytes = 0;
       for (let i = 0; i < POLLS; i++) bytes = await poll();
-      const busy = cpuMs(pid) - before;
+      const busy = processCpuMs(pid) - before;
       const wall = performance.now() - started;
       const idle = ((await idleCpu(pid, wall)) + (await idleCpu(pid, wall))) / 2;
       rows.push({

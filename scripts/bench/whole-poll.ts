@@ -4,13 +4,13 @@
 // (the same daemon polling an empty answer on the same schedule and scraped alike). Baseline: the CPU
 // of a bare JSON.parse of the same bytes on the same Node.js, in the same run. Peak RSS is the
 // daemon's VmHWM. Prints one JSON line. Usage: node --import tsx scripts/bench/whole-poll.ts [--targets=N]
-import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
+import { freePort, processCpuMs, processMemoryMiB, startUpstream } from "./processes.js";
 
 export interface WholePollRow {
   targets: number;
@@ -33,36 +33,6 @@ const { values } = parseArgs({
 });
 const PERIOD_S = 15;
 const CYCLES = 2;
-const TICKS = 100; // USER_HZ on Linux
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function startUpstream(targets: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(new URL("./upstream.ts", import.meta.url).pathname, [`--targets=${targets}`, "--limit=10"], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout?.once("data", (d: Buffer) => resolve({ url: d.toString().trim(), child }));
-    child.once("exit", (code) => reject(new Error(`upstream exited with ${code}`)));
-  });
-}
-
-/** utime + stime of the whole process (all threads), in ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-}
-const status = (pid: number, key: string) =>
-  Math.round(Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Sleeps until `offset` seconds past a multiple of the poll period (the cron schedule's phase). */
@@ -112,17 +82,17 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
       await Promise.all([scrape(subject.address), scrape(twin.address)]);
     }
     await untilPhase(PERIOD_S - 2);
-    const start = [cpuMs(subject.pid), cpuMs(twin.pid)];
+    const start = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
     for (let i = 0; i < CYCLES; i++) {
       await untilPhase(PERIOD_S - 3); // the poll at the start of this cycle is done by now
       await Promise.all([scrape(subject.address), scrape(twin.address)]);
     }
     await untilPhase(PERIOD_S - 2);
-    const end = [cpuMs(subject.pid), cpuMs(twin.pid)];
+    const end = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
     const pollCpuMs =
       ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
-    const peakRssMiB = status(subject.pid, "VmHWM");
-    const idleRssMiB = status(twin.pid, "VmRSS");
+    const peakRssMiB = processMemoryMiB(subject.pid, "VmHWM");
+    const idleRssMiB = processMemoryMiB(twin.pid, "VmRSS");
     // The baseline with the daemons gone, so that nothing else runs while it is measured.
     subject.child.kill("SIGKILL");
     twin.child.kill("SIGKILL");

@@ -33,71 +33,79 @@ tr.pending{color:#777}
 h3 small{font-weight:normal;color:#555}
 td.error{max-width:40em;overflow-wrap:anywhere}`;
 
+/** A table cell: text (escaped), text with a class, or markup already safe. */
+type Cell = string | { text: string; class: string } | { html: string };
+
+function td(cell: Cell): string {
+  if (typeof cell === "string") return `<td>${escapeHtml(cell)}</td>`;
+  if ("html" in cell) return `<td>${cell.html}</td>`;
+  return `<td class="${cell.class}">${escapeHtml(cell.text)}</td>`;
+}
+const row = (css: string, cells: Cell[]) => `<tr class="${css}">${cells.map(td).join("")}</tr>`;
+const headerRow = (names: string[]) => `<tr>${names.map((n) => `<th>${n}</th>`).join("")}</tr>`;
+const result = (text: string): Cell => ({ text, class: "result" });
+const reason = (text: string): Cell => ({ text, class: "reason" });
+
 function endpointRow(endpoint: string, state: EndpointState | undefined): string {
-  if (state === undefined) {
-    return `<tr class="pending"><td>${endpoint}</td><td class="result">not polled yet</td><td></td><td></td><td></td><td></td><td></td></tr>`;
-  }
+  if (state === undefined) return row("pending", [endpoint, result("not polled yet"), "", "", "", "", ""]);
   const failing = state.lastError !== undefined;
-  const cells = [
+  const line = row(failing ? "failing" : "ok", [
     endpoint,
-    failing ? "failing" : "ok",
-    state.lastError?.reason ?? "",
+    result(failing ? "failing" : "ok"),
+    reason(state.lastError?.reason ?? ""),
     duration(state.durationSeconds),
     String(state.series),
     isoTime(state.lastPollSeconds),
     isoTime(state.lastSuccessSeconds),
-  ].map(escapeHtml);
-  const error = failing
-    ? `<tr class="failing"><td></td><td class="error" colspan="6">${escapeHtml(state.lastError?.message ?? "")}</td></tr>`
-    : "";
-  return `<tr class="${failing ? "failing" : "ok"}"><td>${cells[0]}</td><td class="result">${cells[1]}</td><td class="reason">${cells[2]}</td><td>${cells[3]}</td><td>${cells[4]}</td><td>${cells[5]}</td><td>${cells[6]}</td></tr>${error}`;
+  ]);
+  if (!failing) return line;
+  return `${line}<tr class="failing"><td></td><td class="error" colspan="6">${escapeHtml(state.lastError?.message ?? "")}</td></tr>`;
 }
 
 function sourceTable(s: SourceStatus): string {
   const group = s.group === undefined ? "" : `, group ${escapeHtml(s.group)}`;
   return `<h3 id="source-${escapeHtml(s.name)}">${escapeHtml(s.name)} <small>${escapeHtml(s.kind)}${group}, ${escapeHtml(s.url)}</small></h3>
 <table class="source" data-source="${escapeHtml(s.name)}">
-<tr><th>endpoint</th><th>last result</th><th>reason</th><th>duration</th><th>series</th><th>last poll</th><th>last success</th></tr>
+${headerRow(["endpoint", "last result", "reason", "duration", "series", "last poll", "last success"])}
 ${s.endpoints.map((e) => endpointRow(e.endpoint, e.state)).join("\n")}
 </table>`;
 }
 
 function groupTable({ name, kind, members }: GroupTable): string {
-  const rows = members
-    .map(
-      (m) =>
-        `<tr class="${m.up ? "ok" : "failing"}"><td>${escapeHtml(m.source)}</td><td class="result">${m.up ? "up" : "down"}</td><td>${isoTime(m.lastSuccessSeconds)}</td>` +
-        `<td>${escapeHtml(m.view)}</td><td><code>${escapeHtml(m.configHashPrefix ?? "")}</code></td></tr>`,
-    )
-    .join("\n");
+  const rows = members.map((m) =>
+    row(m.up ? "ok" : "failing", [
+      m.source,
+      result(m.up ? "up" : "down"),
+      isoTime(m.lastSuccessSeconds),
+      m.view,
+      { html: `<code>${escapeHtml(m.configHashPrefix ?? "")}</code>` },
+    ]),
+  );
   return `<h3>${escapeHtml(name)} <small>${escapeHtml(kind)}</small></h3>
 <table>
-<tr><th>source</th><th>last poll</th><th>last success</th><th>view</th><th>config sha256</th></tr>
-${rows}
+${headerRow(["source", "last poll", "last success", "view", "config sha256"])}
+${rows.join("\n")}
 </table>`;
 }
 
 function probeTable(probes: readonly ProbeRecord[]): string {
   if (probes.length === 0)
     return "<p>No probe yet. Prometheus probes targets at <code>/probe?target=&lt;URL&gt;&amp;module=&lt;name&gt;</code>.</p>";
-  const rows = probes
-    .map((p) => {
-      const css = p.result === "success" ? "ok" : "failing";
-      const cells = [
-        new Date(p.atMs).toISOString(),
-        p.module,
-        p.target,
-        p.result,
-        p.served,
-        duration(p.durationSeconds),
-        p.detail,
-      ].map(escapeHtml);
-      return `<tr class="${css}"><td>${cells[0]}</td><td>${cells[1]}</td><td>${cells[2]}</td><td class="result">${cells[3]}</td><td>${cells[4]}</td><td>${cells[5]}</td><td class="reason">${cells[6]}</td><td><a href="logs?id=${p.id}">debug</a></td></tr>`;
-    })
-    .join("\n");
+  const rows = probes.map((p) =>
+    row(p.result === "success" ? "ok" : "failing", [
+      new Date(p.atMs).toISOString(),
+      p.module,
+      p.target,
+      result(p.result),
+      p.served,
+      duration(p.durationSeconds),
+      reason(p.detail),
+      { html: `<a href="logs?id=${p.id}">debug</a>` },
+    ]),
+  );
   return `<table class="probes">
-<tr><th>time</th><th>module</th><th>target</th><th>result</th><th>served</th><th>duration</th><th>why</th><th>account</th></tr>
-${rows}
+${headerRow(["time", "module", "target", "result", "served", "duration", "why", "account"])}
+${rows.join("\n")}
 </table>`;
 }
 

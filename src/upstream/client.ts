@@ -60,7 +60,8 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const auth = options.http ? await requestAuth(options.http) : undefined;
-  const headers = { "accept-encoding": acceptEncoding(new URL(url), options.http?.compression), ...auth?.headers };
+  const target = new URL(url);
+  const headers = { "accept-encoding": acceptEncoding(target, options.http?.compression), ...auth?.headers };
   let lastFailure: unknown;
   for (let attempt = 1; ; attempt++) {
     let tooLarge = false;
@@ -74,7 +75,7 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
         timeout: { request: options.timeoutMs },
         signal,
         followRedirect: options.http?.followRedirects ?? true,
-        hooks: { beforeRedirect: [keepCredentialsAtHome(new URL(url), Object.keys(options.http?.headers ?? {}))] },
+        hooks: { beforeRedirect: [keepCredentialsAtHome(target, Object.keys(options.http?.headers ?? {}))] },
       });
       request.on("downloadProgress", ({ transferred }) => {
         if (transferred > options.maxBytes && !tooLarge) {

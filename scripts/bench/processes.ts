@@ -1,0 +1,33 @@
+// What the benchmark scripts share: the generated upstream in a process of its own, and readings of a
+// process's CPU and memory from /proc.
+import { type ChildProcess, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+export { freePort } from "../../test/harness/processes.js";
+
+/** scripts/bench/upstream.ts in its own process, so its memory is not counted; resolves with its URL. */
+export function startUpstream(targets: number, limit = 10): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(new URL("./upstream.ts", import.meta.url).pathname, [`--targets=${targets}`, `--limit=${limit}`], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.once("data", (d: Buffer) => resolve({ url: d.toString().trim(), child }));
+    child.once("exit", (code) => reject(new Error(`upstream exited with ${code}`)));
+  });
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** utime + stime of the whole process (every thread, ended ones included), in ms. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** A memory figure of /proc/<pid>/status (VmHWM: peak RSS, VmRSS: current), in MiB. */
+export function processMemoryMiB(pid: number, key: "VmHWM" | "VmRSS"): number {
+  const kb = new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return Math.round(Number(kb) / 1024);
+}
