@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import type { ActiveTarget, AlertmanagerStatusResponse, TargetsResponse } from "../upstream/payloads.js";
 import { configSha256 } from "./alertmanager-config.js";
-import type { TargetLabel } from "./targets.js";
+import { labelValue, type TargetLabel } from "./targets.js";
 
 // What one member of a replica group said, kept between polls so the members can be compared: a few
 // strings for an Alertmanager, a compact identity per target for a Prometheus (never the answer itself).
@@ -43,8 +43,8 @@ const HEALTH_BITS = 4; // room for a HEALTH code below the identity hash in one 
 
 /** A target's identity: the labels its per-target series carry, so replicas match as dashboards do. */
 function identity(target: ActiveTarget, extra: readonly TargetLabel[]): number {
-  let key = `${target.scrapePool}\0${target.labels.job ?? ""}\0${target.labels.instance ?? ""}`;
-  for (const { from } of extra) key += `\0${target.labels[from] ?? ""}`;
+  let key = `${target.scrapePool}\0${labelValue(target.labels, "job")}\0${labelValue(target.labels, "instance")}`;
+  for (const { from } of extra) key += `\0${labelValue(target.labels, from)}`;
   // One-shot hash (Node 20.12+): half the cost of a Hash object per target.
   return hash("sha1", key, "buffer").readUIntBE(0, 6);
 }

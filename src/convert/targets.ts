@@ -100,11 +100,16 @@ function poolSummary(pools: Map<string, PoolSummary>, name: string): PoolSummary
 function targetLabels(target: ActiveTarget, extra: readonly TargetLabel[]): Labels {
   const labels: Labels = {
     scrape_pool: target.scrapePool,
-    job: target.labels.job ?? "",
-    instance: target.labels.instance ?? "",
+    job: labelValue(target.labels, "job"),
+    instance: labelValue(target.labels, "instance"),
   };
-  for (const { from, to } of extra) labels[to] = target.labels[from] ?? "";
+  for (const { from, to } of extra) labels[to] = labelValue(target.labels, from);
   return labels;
+}
+
+/** A target's label, "" when it has none (own keys only: "constructor" is a valid label name). */
+export function labelValue(labels: Record<string, string>, name: string): string {
+  return Object.hasOwn(labels, name) ? (labels[name] as string) : "";
 }
 
 /** An unambiguous key for a label set of fixed keys: each value length-prefixed (cheaper than JSON). */

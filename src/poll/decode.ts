@@ -6,7 +6,7 @@ import type { RenderedFamilies } from "../publish/text-format.js";
 import { renderSampleSet } from "../publish/text-format.js";
 import { describeMismatch } from "../upstream/payloads.js";
 import type { FailureReason } from "../upstream/poll-error.js";
-import { type ConvertOptions, ENDPOINTS } from "./endpoints.js";
+import { type ConvertOptions, ENDPOINTS, type EndpointSpec } from "./endpoints.js";
 
 /** What a decoder needs from the source: plain data, so a job can cross to a worker thread. */
 export interface DecodeOptions extends ConvertOptions {
@@ -56,9 +56,13 @@ export function outputChunkSize(gz: Buffer, maxBytes: number): number {
 
 /**
  * Turns an answer's bytes into rendered series: decompress (capped), parse, validate, convert,
- * render. CPU only, no I/O, so it can run in a worker thread.
+ * render. CPU only, no I/O, so it can run in a worker thread. `reference` skips the endpoint's fast
+ * reader (for the tests and the benchmark that compare the two).
  */
-export function decodeAnswer({ endpoint, body, encoding, options, budget }: DecodeJob): DecodeResult {
+export function decodeAnswer(
+  { endpoint, body, encoding, options, budget }: DecodeJob,
+  { reference = false }: { reference?: boolean } = {},
+): DecodeResult {
   // Whichever limit is lower says why an answer is refused: max_response_size or the decoder's memory.
   const overBudget = budget !== undefined && budget.bytes < options.maxBytes;
   const maxBytes = overBudget ? budget.bytes : options.maxBytes;
@@ -81,25 +85,38 @@ export function decodeAnswer({ endpoint, body, encoding, options, budget }: Deco
   // Checked before parsing: JSON.parse cannot be interrupted, so a worker whose heap runs out inside it
   // takes the whole process down (V8 aborts) instead of ending alone.
   if (bytes.length > maxBytes) return tooLarge();
-  let json: unknown;
-  try {
+  const spec = ENDPOINTS[endpoint];
+  let data = reference ? undefined : spec.scan?.(bytes, options);
+  if (data === undefined) {
     const text = bytes.toString("utf8");
     bytes = undefined; // let the decompressed copy go while the parse allocates (peak memory)
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail("invalid_json", `answer is not valid JSON: ${(error as Error).message}`);
+    const parsed = parseAndCheck(text, spec);
+    if (!parsed.ok) return parsed;
+    data = parsed.data;
   }
-  const spec = ENDPOINTS[endpoint];
-  const parsed = spec.schema.safeParse(json);
-  json = undefined; // the validated copy holds only what is used: let the full answer go (peak memory)
-  if (!parsed.success) return fail("invalid_payload", `unexpected answer: ${describeMismatch(parsed.error)}`);
+  bytes = undefined; // what is converted has been read out: the answer's bytes can go (peak memory)
   try {
-    const samples = spec.convert(parsed.data, options);
-    const facts = options.replicaFacts ? spec.facts?.(parsed.data, options) : undefined;
+    const samples = spec.convert(data, options);
+    const facts = options.replicaFacts ? spec.facts?.(data, options) : undefined;
     const families = renderSampleSet(samples, options.labelPrefix);
     return { ok: true, families, series: samples.size, ...(facts ? { facts } : {}) };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
     return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);
   }
+}
+
+/** The reference path: the whole answer parsed, then checked against the endpoint's schema. */
+function parseAndCheck(text: string, spec: EndpointSpec): { ok: true; data: unknown } | (DecodeResult & { ok: false }) {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: "invalid_json", message: `answer is not valid JSON: ${(error as Error).message}` };
+  }
+  const parsed = spec.schema.safeParse(json);
+  json = undefined; // the validated copy holds only what is used: let the full answer go (peak memory)
+  if (!parsed.success)
+    return { ok: false, reason: "invalid_payload", message: `unexpected answer: ${describeMismatch(parsed.error)}` };
+  return { ok: true, data: parsed.data };
 }

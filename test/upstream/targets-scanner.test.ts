@@ -1,0 +1,442 @@
+import { readdirSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { leanTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
+import { type DecodeOptions, type DecodeResult, decodeAnswer } from "../../src/poll/decode.js";
+import { labelNamesRead, scanTargetsAnswer } from "../../src/upstream/targets-scanner.js";
+import { fixtureText } from "../helpers/fixtures.js";
+import { prometheus3Targets } from "../helpers/prometheus-3-targets.js";
+
+// The scanner is a fast path beside the reference (JSON.parse and the zod schema): wherever it does not
+// give up, the daemon must serve byte for byte what the reference path gives; on anything JSON.parse
+// refuses it must give up, so the failure reason and message are the reference's own.
+
+const OPTION_SETS: DecodeOptions[] = [
+  {
+    replicaFacts: false,
+    perTarget: true,
+    limit: undefined,
+    targetLabels: [],
+    labelPrefix: 'source="s"',
+    maxBytes: 2 ** 28,
+  },
+  {
+    replicaFacts: true,
+    perTarget: false,
+    limit: undefined,
+    targetLabels: [],
+    labelPrefix: 'source="s"',
+    maxBytes: 2 ** 28,
+  },
+  {
+    replicaFacts: true,
+    perTarget: true,
+    limit: undefined,
+    // Names an object has on its prototype, and one JSON.parse makes an own key of.
+    targetLabels: [
+      { from: "namespace", to: "namespace" },
+      { from: "constructor", to: "ctor" },
+      { from: "__proto__", to: "proto" },
+    ],
+    labelPrefix: 'source="s",group="g"',
+    maxBytes: 2 ** 28,
+  },
+];
+
+/** Both paths' results, comparable (rendered lines as text, facts as plain arrays). */
+function bothPaths(bytes: Buffer, options: DecodeOptions) {
+  const job = { endpoint: "targets" as const, body: bytes, encoding: undefined, options };
+  return { fast: comparable(decodeAnswer(job)), reference: comparable(decodeAnswer(job, { reference: true })) };
+}
+
+function comparable(result: DecodeResult) {
+  if (!result.ok) return result;
+  const { ok } = result;
+  const families = result.families.map(([name, lines]) => [name, Buffer.from(lines).toString("utf8")]);
+  const facts =
+    result.facts?.kind === "prometheus"
+      ? { targets: [...result.facts.targets], health: [...result.facts.health] }
+      : result.facts;
+  return { ok, families, series: result.series, facts };
+}
+
+function expectSameOutput(bytes: Buffer, options: DecodeOptions) {
+  const { fast, reference } = bothPaths(bytes, options);
+  expect(fast).toEqual(reference);
+  return reference;
+}
+
+const recorded = (): [string, string][] => [
+  ["prometheus-targets.json (Debian's 2.42)", fixtureText("upstream/prometheus-targets.json")],
+  ...readdirSync(new URL("../fixtures/upstream/groups/", import.meta.url))
+    .filter((f) => f.includes("targets"))
+    .map((f): [string, string] => [f, fixtureText(`upstream/groups/${f}`)]),
+  [
+    "Prometheus 3 model",
+    prometheus3Targets(
+      {
+        active: [
+          { scrapePool: "node", labels: { job: "node", instance: "a:9100" }, health: "up" },
+          { scrapePool: "node", labels: { job: "node", instance: "b:9100" }, health: "down", lastError: "EOF" },
+        ],
+        pools: [{ name: "node", keptDropped: [{ __address__: "c:9100", job: "node" }], droppedCount: 4 }],
+      },
+      new URLSearchParams(),
+    ),
+  ],
+  ["bench answer", targetsAnswer(300)],
+  ["lean bench answer", leanTargetsAnswer(300)],
+];
+
+describe("targets scanner: recorded answers", () => {
+  it.each(recorded())("reads %s itself (no fallback) and serves what the reference serves", (_name, text) => {
+    const bytes = Buffer.from(text);
+    for (const options of OPTION_SETS) {
+      expect(scanTargetsAnswer(bytes, labelNamesRead(options.targetLabels))).toBeDefined();
+      const result = expectSameOutput(bytes, options);
+      expect(result.ok).toBe(true);
+    }
+  });
+
+  it("gives up on every truncation of a recorded answer, so the reference's error stands", () => {
+    const text = fixtureText("upstream/prometheus-targets.json");
+    const bytes = Buffer.from(text);
+    for (let end = 0; end < bytes.length - 1; end++) {
+      const cut = bytes.subarray(0, end);
+      // Whitespace at the end aside, a cut answer is not JSON.
+      if (cut.toString().trim() === text.trim()) continue;
+      expect(scanTargetsAnswer(cut, ["job", "instance"]), `cut at ${end}`).toBeUndefined();
+      const { fast, reference } = bothPaths(cut, OPTION_SETS[0] as DecodeOptions);
+      expect(fast).toEqual(reference);
+      expect(reference.ok).toBe(false);
+    }
+  });
+
+  it("gives up wherever one byte of a recorded answer is changed into something JSON.parse refuses", () => {
+    const bytes = Buffer.from(targetsAnswer(1));
+    const replacements = [0x00, 0x0a, 0x22, 0x5c, 0x2c, 0x7d, 0x5d, 0x7b, 0x3a, 0x30, 0x41, 0xff];
+    let refused = 0;
+    for (let at = 0; at < bytes.length; at++) {
+      for (const byte of replacements) {
+        if (bytes[at] === byte) continue;
+        const changed = Buffer.from(bytes);
+        changed[at] = byte;
+        let valid = true;
+        try {
+          JSON.parse(changed.toString("utf8"));
+        } catch {
+          valid = false;
+        }
+        const scanned = scanTargetsAnswer(changed, ["job", "instance"]);
+        if (!valid) {
+          refused++;
+          expect(scanned, `byte ${byte} at ${at}`).toBeUndefined();
+        }
+        expect(comparable(decodeAnswer(job(changed)))).toEqual(
+          comparable(decodeAnswer(job(changed), { reference: true })),
+        );
+      }
+    }
+    expect(refused).toBeGreaterThan(500);
+  });
+});
+
+const job = (body: Buffer) => ({
+  endpoint: "targets" as const,
+  body,
+  encoding: undefined,
+  options: OPTION_SETS[2] as DecodeOptions,
+});
+
+// --- random answers -------------------------------------------------------------------------------
+
+/** A JSON text written piece by piece: random whitespace, escapes and raw (even invalid) UTF-8. */
+type Json =
+  | { kind: "object"; entries: [key: Str, value: Json][] }
+  | { kind: "array"; items: Json[] }
+  | { kind: "string"; value: Str }
+  | { kind: "raw"; text: string };
+/** A string's content: text, each character written plainly or as an escape; or raw bytes. */
+type Str = { text: string; escapeEvery: number } | { bytes: number[] };
+
+const text = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
+  { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 12 }) },
+  { weight: 2, arbitrary: fc.constantFrom("", "up", "down", "unknown", "node", "30s", "15s", "2026-11-21T05:00:00Z") },
+  { weight: 1, arbitrary: fc.constantFrom("123", "__proto__", "constructor", "job", "instance", 'a"b', "a\\b\n") },
+);
+const str: fc.Arbitrary<Str> = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ text, escapeEvery: fc.constantFrom(0, 0, 0, 1, 3) }) },
+  { weight: 1, arbitrary: fc.record({ bytes: fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 4 }) }) },
+);
+const scalar: fc.Arbitrary<Json> = fc.oneof(
+  str.map((value) => ({ kind: "string" as const, value })),
+  fc
+    .oneof(
+      fc.constantFrom("null", "true", "false", "0", "-0", "1e400", "-1.5E-3", "0.1", "123456789012345678901"),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
+    )
+    .map((text) => ({ kind: "raw" as const, text })),
+);
+const key = (names: string[]) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...names).map((t) => ({ text: t, escapeEvery: 0 })) },
+    { weight: 1, arbitrary: fc.constantFrom(...names).map((t) => ({ text: t, escapeEvery: 2 })) },
+    { weight: 1, arbitrary: str },
+  );
+const keyText = ([k]: [Str, Json]) => ("text" in k ? k.text : Buffer.from(k.bytes).toString());
+/** An object of keys from `names` (or others): mostly each once, sometimes repeated (JSON.parse: last wins). */
+const object = (names: string[], value: fc.Arbitrary<Json>, maxLength = 6) =>
+  fc
+    .oneof(
+      { weight: 6, arbitrary: fc.uniqueArray(fc.tuple(key(names), value), { maxLength, selector: keyText }) },
+      { weight: 1, arbitrary: fc.array(fc.tuple(key(names), value), { maxLength }) },
+    )
+    .map((entries): Json => ({ kind: "object", entries }));
+const { nested } = fc.letrec<{ nested: Json }>((tie) => ({
+  nested: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    scalar,
+    fc.array(tie("nested"), { maxLength: 3 }).map((items): Json => ({ kind: "array", items })),
+    object(["a", "job"], tie("nested"), 3),
+  ),
+}));
+const stringValue = str.map((value): Json => ({ kind: "string", value }));
+const labelSet = fc.oneof(
+  { weight: 20, arbitrary: object(["job", "instance", "namespace", "constructor", "__proto__", "pod"], stringValue) },
+  { weight: 1, arbitrary: nested },
+);
+const targetField = (name: string): fc.Arbitrary<[Str, Json]> => {
+  const typical: Record<string, fc.Arbitrary<Json>> = {
+    labels: labelSet,
+    discoveredLabels: labelSet,
+    lastScrapeDuration: fc.double({ noNaN: true }).map((n) => ({ kind: "raw", text: JSON.stringify(n) })),
+  };
+  return fc.tuple(
+    fc.constant({ text: name, escapeEvery: 0 }),
+    fc.oneof({ weight: 40, arbitrary: typical[name] ?? stringValue }, { weight: 1, arbitrary: nested }),
+  );
+};
+const TARGET_NAMES = [
+  "labels",
+  "discoveredLabels",
+  "scrapePool",
+  "scrapeUrl",
+  "health",
+  "lastError",
+  "lastScrape",
+  "lastScrapeDuration",
+  "scrapeInterval",
+  "scrapeTimeout",
+];
+const fullTarget = fc
+  .shuffledSubarray(TARGET_NAMES)
+  .chain((names) => fc.tuple(...names.map(targetField)))
+  .map((entries): Json => ({ kind: "object", entries }));
+const target: fc.Arbitrary<Json> = fc.oneof(
+  { weight: 40, arbitrary: fullTarget },
+  { weight: 1, arbitrary: object(TARGET_NAMES, nested) },
+  { weight: 1, arbitrary: nested },
+);
+const dropped = fc.oneof(
+  { weight: 4, arbitrary: object(["scrapePool", "discoveredLabels"], fc.oneof(stringValue, labelSet)) },
+  { weight: 1, arbitrary: nested },
+);
+const counts = object(
+  ["node", "123", "__proto__", "constructor", ""],
+  fc.oneof(
+    { weight: 6, arbitrary: fc.nat().map((n): Json => ({ kind: "raw", text: String(n) })) },
+    { weight: 1, arbitrary: scalar },
+  ),
+);
+const list = (item: fc.Arbitrary<Json>) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.array(item, { maxLength: 5 }).map((items): Json => ({ kind: "array", items })) },
+    { weight: 1, arbitrary: scalar },
+  );
+const answer: fc.Arbitrary<Json> = fc
+  .record(
+    {
+      status: fc.oneof(
+        { weight: 8, arbitrary: fc.constant<Json>({ kind: "string", value: { text: "success", escapeEvery: 0 } }) },
+        { weight: 1, arbitrary: scalar },
+      ),
+      data: fc.oneof(
+        {
+          weight: 8,
+          arbitrary: fc
+            .record(
+              {
+                activeTargets: list(target),
+                droppedTargets: list(dropped),
+                droppedTargetCounts: fc.oneof(counts, scalar),
+              },
+              { requiredKeys: [] },
+            )
+            .chain((fields) =>
+              fc
+                .shuffledSubarray(Object.entries(fields), { minLength: Object.keys(fields).length })
+                .chain((entries) =>
+                  fc.tuple(fc.constant(entries), fc.array(fc.tuple(key(["extra"]), nested), { maxLength: 1 })),
+                ),
+            )
+            .map(
+              ([entries, extra]): Json => ({
+                kind: "object",
+                entries: [...entries.map(([k, v]): [Str, Json] => [{ text: k, escapeEvery: 0 }, v]), ...extra],
+              }),
+            ),
+        },
+        { weight: 1, arbitrary: nested },
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .chain((fields) =>
+    fc
+      .shuffledSubarray(Object.entries(fields), { minLength: Object.keys(fields).length })
+      .map((entries): Json => ({ kind: "object", entries: entries.map(([k, v]) => [{ text: k, escapeEvery: 0 }, v]) })),
+  );
+
+/** Writes `json` with whitespace from `spaces` (cycled). */
+function write(json: Json, spaces: string[]): Buffer {
+  const out: Buffer[] = [];
+  let n = 0;
+  const space = () => {
+    const s = spaces.length ? (spaces[n++ % spaces.length] as string) : "";
+    if (s) out.push(Buffer.from(s));
+  };
+  const writeString = (value: Str) => {
+    out.push(Buffer.from('"'));
+    if ("bytes" in value) out.push(Buffer.from(value.bytes));
+    else {
+      let i = 0;
+      for (const ch of value.text) {
+        const plain = JSON.stringify(ch).slice(1, -1);
+        const escaped = value.escapeEvery > 0 && i++ % value.escapeEvery === 0;
+        const code = ch.codePointAt(0) as number;
+        if (escaped && code <= 0xffff) out.push(Buffer.from(`\\u${code.toString(16).padStart(4, "0")}`));
+        else if (escaped && ch === "/") out.push(Buffer.from("\\/"));
+        else out.push(Buffer.from(plain));
+      }
+    }
+    out.push(Buffer.from('"'));
+  };
+  const walk = (j: Json) => {
+    space();
+    if (j.kind === "raw") out.push(Buffer.from(j.text));
+    else if (j.kind === "string") writeString(j.value);
+    else if (j.kind === "array") {
+      out.push(Buffer.from("["));
+      j.items.forEach((item, i) => {
+        if (i) out.push(Buffer.from(","));
+        walk(item);
+      });
+      space();
+      out.push(Buffer.from("]"));
+    } else {
+      out.push(Buffer.from("{"));
+      j.entries.forEach(([k, v], i) => {
+        if (i) out.push(Buffer.from(","));
+        space();
+        writeString(k);
+        space();
+        out.push(Buffer.from(":"));
+        walk(v);
+      });
+      space();
+      out.push(Buffer.from("}"));
+    }
+    space();
+  };
+  walk(json);
+  return Buffer.concat(out);
+}
+
+const spaces = fc.array(fc.constantFrom("", "", "", " ", "\n", "\t", "\r\n  "), { maxLength: 7 });
+
+describe("targets scanner: random answers", () => {
+  it("serves what the reference serves, or gives up (escapes, unicode, key order, whitespace, nulls, unknown nested fields, duplicates, wrong types)", () => {
+    let read = 0;
+    let accepted = 0;
+    fc.assert(
+      fc.property(answer, spaces, fc.constantFrom(...OPTION_SETS), (json, ws, options) => {
+        const bytes = write(json, ws);
+        const scanned = scanTargetsAnswer(bytes, labelNamesRead(options.targetLabels)) !== undefined;
+        if (expectSameOutput(bytes, options).ok) {
+          accepted++;
+          if (scanned) read++;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // The fast path must be the one taken for answers of the usual shape, not a fallback every time.
+    // Most answers the reference accepts must be read by the fast path itself, not handed back.
+    expect(accepted).toBeGreaterThan(500);
+    expect(read / accepted).toBeGreaterThan(0.5);
+  });
+
+  it("gives up on anything JSON.parse refuses: random answers cut short or with a byte changed", () => {
+    fc.assert(
+      fc.property(answer, spaces, fc.nat(), fc.integer({ min: 0, max: 255 }), (json, ws, at, byte) => {
+        const whole = write(json, ws);
+        for (const bytes of [whole.subarray(0, at % whole.length), withByte(whole, at % whole.length, byte)]) {
+          let valid = true;
+          try {
+            JSON.parse(bytes.toString("utf8"));
+          } catch {
+            valid = false;
+          }
+          if (!valid) expect(scanTargetsAnswer(bytes, ["job", "instance"])).toBeUndefined();
+          expectSameOutput(bytes, OPTION_SETS[2] as DecodeOptions);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+function withByte(bytes: Buffer, at: number, byte: number): Buffer {
+  const copy = Buffer.from(bytes);
+  copy[at] = byte;
+  return copy;
+}
+
+describe("targets scanner: extremes", () => {
+  const one = (labels: string) =>
+    `{"status":"success","data":{"activeTargets":[{"labels":${labels},"scrapePool":"p","health":"up"}],"droppedTargets":[]}}`;
+
+  it("reads a huge label value itself and serves it whole", () => {
+    const huge = "x".repeat(3_000_000);
+    const bytes = Buffer.from(one(`{"job":"j","instance":"${huge}","discovered":"${huge}"}`));
+    expect(scanTargetsAnswer(bytes, ["job", "instance"])?.data.activeTargets[0]?.labels.instance).toHaveLength(
+      huge.length,
+    );
+    expectSameOutput(bytes, OPTION_SETS[0] as DecodeOptions);
+  });
+
+  it("gives up on nesting deeper than its stack, and the reference decides", () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const bytes = Buffer.from(
+      `{"status":"success","data":{"activeTargets":[{"labels":{"job":"j"},"x":${deep}}],"droppedTargets":[]}}`,
+    );
+    expect(scanTargetsAnswer(bytes, ["job", "instance"])).toBeUndefined();
+    expectSameOutput(bytes, OPTION_SETS[0] as DecodeOptions);
+  });
+
+  it("decodes escapes, lone surrogates and invalid UTF-8 in label values as JSON.parse does", () => {
+    const bytes = Buffer.concat([
+      Buffer.from(
+        '{"status":"success","data":{"activeTargets":[{"labels":{"job":"a\\u00e9\\ud800\\n\\"\\/","instance":"',
+      ),
+      Buffer.from([0xe2, 0x82, 0xff, 0xc3]),
+      Buffer.from('"},"scrapePool":"p","health":"up"}],"droppedTargets":[]}}'),
+    ]);
+    const scanned = scanTargetsAnswer(bytes, ["job", "instance"]);
+    expect(scanned?.data.activeTargets[0]?.labels).toEqual(
+      (JSON.parse(bytes.toString("utf8")) as { data: { activeTargets: { labels: unknown }[] } }).data.activeTargets[0]
+        ?.labels,
+    );
+    expectSameOutput(bytes, OPTION_SETS[0] as DecodeOptions);
+  });
+});
