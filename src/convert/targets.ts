@@ -22,7 +22,7 @@ export interface TargetsOptions {
 }
 
 /** One per-target series; targets that share every per-target label are merged into one. */
-interface TargetSeries {
+export interface TargetSeries {
   labels: Labels;
   up: number;
   duration: number | undefined;
@@ -37,15 +37,46 @@ interface PoolSummary {
   collisions: number;
 }
 
+/** What a targets answer comes to: per-target series (when kept) and per-pool figures. */
+export interface TargetsSummary {
+  /** In the order of their first target; empty when `perTarget` is off. */
+  series: TargetSeries[];
+  /** The per-pool families, as samples. */
+  pools: SampleSet;
+}
+
+/** The per-target families, in the order convertTargets adds them for a series. */
+export const PER_TARGET_FAMILIES = [
+  { name: TARGETS.up.name, value: (s: TargetSeries) => s.up },
+  { name: TARGETS.scrapeDuration.name, value: (s: TargetSeries) => s.duration },
+  { name: TARGETS.lastScrape.name, value: (s: TargetSeries) => s.lastScrape },
+  { name: TARGETS.scrapeInterval.name, value: (s: TargetSeries) => s.interval },
+  { name: TARGETS.scrapeTimeout.name, value: (s: TargetSeries) => s.timeout },
+] as const;
+
 /**
  * Samples for a `/api/v1/targets` answer; `perTarget: false` keeps only the per-pool figures.
- *
+ * (publish/target-lines.ts renders the same summary without the samples in between, for large answers.)
+ */
+export function convertTargets(payload: TargetsResponse, options: TargetsOptions): SampleSet {
+  const { series, pools } = summariseTargets(payload, options);
+  const out = new SampleSet();
+  for (const s of series) {
+    for (const family of PER_TARGET_FAMILIES) {
+      const value = family.value(s);
+      if (value !== undefined) out.add(family.name, s.labels, value);
+    }
+  }
+  for (const [name, samples] of pools.families) for (const { labels, value } of samples) out.add(name, labels, value);
+  return out;
+}
+
+/**
  * Never two series with one name and label set: targets of a pool that agree on every per-target
  * label merge (up is the lowest, so a down target is never hidden; scrape duration the largest;
  * last scrape the oldest; interval and timeout the smallest) and are counted as collisions.
  */
-export function convertTargets(payload: TargetsResponse, options: TargetsOptions): SampleSet {
-  const out = new SampleSet();
+export function summariseTargets(payload: TargetsResponse, options: TargetsOptions): TargetsSummary {
   const pools = new Map<string, PoolSummary>();
   const series = new Map<string, TargetSeries>();
   for (const target of payload.data.activeTargets) {
@@ -66,13 +97,7 @@ export function convertTargets(payload: TargetsResponse, options: TargetsOptions
     } else series.set(key, next);
   }
 
-  for (const s of series.values()) {
-    out.add(TARGETS.up.name, s.labels, s.up);
-    if (s.duration !== undefined) out.add(TARGETS.scrapeDuration.name, s.labels, s.duration);
-    if (s.lastScrape !== undefined) out.add(TARGETS.lastScrape.name, s.labels, s.lastScrape);
-    if (s.interval !== undefined) out.add(TARGETS.scrapeInterval.name, s.labels, s.interval);
-    if (s.timeout !== undefined) out.add(TARGETS.scrapeTimeout.name, s.labels, s.timeout);
-  }
+  const out = new SampleSet();
   for (const [pool, summary] of pools) {
     for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
     for (const [reason, n] of summary.downBy) out.add(TARGETS.downByReason.name, { scrape_pool: pool, reason }, n);
@@ -81,7 +106,7 @@ export function convertTargets(payload: TargetsResponse, options: TargetsOptions
   for (const [pool, n] of droppedPerPool(payload, pools.keys())) {
     out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
   }
-  return out;
+  return { series: [...series.values()], pools: out };
 }
 
 function poolSummary(pools: Map<string, PoolSummary>, name: string): PoolSummary {

@@ -20,10 +20,14 @@ const HEAP_PER_JSON_BYTE = 4;
 const RUNNING_TS = import.meta.url.endsWith(".ts");
 const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import.meta.url);
 
-// A worker's heap grows to hold a large answer while it is parsed and is not given back to the OS
-// afterwards; an idle worker is therefore ended, which frees its whole heap. Polls are seconds apart,
-// so the restart (tens of ms of CPU) is cheap next to keeping hundreds of MB.
+// A worker's heap grows to hold a large answer while it is decoded and is not given back to the OS
+// afterwards; an idle worker whose heap grew past WARM_HEAP_LIMIT is therefore ended, which frees its
+// whole heap: the restart (~150 ms of CPU: an isolate, the modules, cold code) is cheap next to
+// keeping hundreds of MB. A worker that stayed small (answers of up to ~10k targets) is kept for the
+// next poll, where the restart would be most of the poll's cost.
 const IDLE_EXIT_MS = 1000;
+const WARM_IDLE_EXIT_MS = 10 * 60_000;
+const WARM_HEAP_LIMIT = 64 * 2 ** 20;
 
 /**
  * The job as it can be decoded on the main thread, or undefined if it must go to a worker. Decided by
@@ -71,6 +75,8 @@ export interface DecodePoolOptions {
   size?: number;
   /** Old-generation heap of each worker (resourceLimits), bounding what one answer can take. */
   memoryLimitBytes?: number;
+  /** A worker whose heap is smaller than this after a job is kept warm for the next one. */
+  warmHeapLimitBytes?: number;
 }
 
 /**
@@ -85,10 +91,14 @@ export class DecodePool {
   memoryLimitBytes: number;
   /** Jobs handed to a worker so far (the rest were decoded inline). */
   offloaded = 0;
+  /** Workers started so far. */
+  started = 0;
+  private readonly warmHeapLimitBytes: number;
 
-  constructor({ size, memoryLimitBytes }: DecodePoolOptions = {}) {
+  constructor({ size, memoryLimitBytes, warmHeapLimitBytes }: DecodePoolOptions = {}) {
     this.size = size ?? Math.max(1, Math.min(2, availableParallelism()));
     this.memoryLimitBytes = memoryLimitBytes ?? DEFAULT_DECODER_MEMORY_LIMIT;
+    this.warmHeapLimitBytes = warmHeapLimitBytes ?? WARM_HEAP_LIMIT;
   }
 
   decode(job: DecodeJob): Promise<DecodeResult> {
@@ -126,17 +136,19 @@ export class DecodePool {
 
   private spawn(): Slot {
     const worker = startWorker(this.memoryLimitBytes);
+    this.started++;
     const slot: Slot = { worker, task: undefined, idleTimer: undefined };
     worker.unref();
-    worker.on("message", ({ result }: { result: DecodeResult }) => {
+    worker.on("message", ({ result, heapBytes }: { result: DecodeResult; heapBytes: number }) => {
       slot.task?.resolve(result);
       slot.task = undefined;
       worker.unref(); // idle workers must not keep the process alive
+      const idleExit = heapBytes < this.warmHeapLimitBytes ? WARM_IDLE_EXIT_MS : IDLE_EXIT_MS;
       slot.idleTimer = setTimeout(() => {
         if (slot.task) return;
         this.remove(slot);
         void worker.terminate();
-      }, IDLE_EXIT_MS).unref();
+      }, idleExit).unref();
       this.dispatch();
     });
     const fail = (result: DecodeResult) => {

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
 import { ownMemory, transferList } from "./transferable.js";
@@ -24,11 +25,14 @@ parentPort?.on("message", ({ job }: { job: DecodeJob }) => {
     // decodeAnswer reports what it expects; anything else must still answer this job, not kill the worker.
     result = { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` };
   }
+  // The heap this job left behind: the pool keeps a small worker warm and ends a large one.
+  const heapBytes = getHeapStatistics().total_heap_size;
   try {
-    parentPort?.postMessage({ result }, result.ok ? transferList(resultBuffers(result)) : []);
+    parentPort?.postMessage({ result, heapBytes }, result.ok ? transferList(resultBuffers(result)) : []);
   } catch (error) {
     parentPort?.postMessage({
       result: { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` },
+      heapBytes,
     });
   }
 });

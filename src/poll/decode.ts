@@ -57,7 +57,7 @@ export function outputChunkSize(gz: Buffer, maxBytes: number): number {
 /**
  * Turns an answer's bytes into rendered series: decompress (capped), parse, validate, convert,
  * render. CPU only, no I/O, so it can run in a worker thread. `reference` skips the endpoint's fast
- * reader (for the tests and the benchmark that compare the two).
+ * reader and renderer (for the tests and the benchmark that compare the two).
  */
 export function decodeAnswer(
   { endpoint, body, encoding, options, budget }: DecodeJob,
@@ -96,14 +96,21 @@ export function decodeAnswer(
   }
   bytes = undefined; // what is converted has been read out: the answer's bytes can go (peak memory)
   try {
-    const samples = spec.convert(data, options);
     const facts = options.replicaFacts ? spec.facts?.(data, options) : undefined;
-    const families = renderSampleSet(samples, options.labelPrefix);
-    return { ok: true, families, series: samples.size, ...(facts ? { facts } : {}) };
+    const { families, series } =
+      reference || !spec.render
+        ? convertAndRender(spec, data, options)
+        : spec.render(data, options, options.labelPrefix);
+    return { ok: true, families, series, ...(facts ? { facts } : {}) };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
     return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);
   }
+}
+
+function convertAndRender(spec: EndpointSpec, data: unknown, options: DecodeOptions) {
+  const samples = spec.convert(data, options);
+  return { families: renderSampleSet(samples, options.labelPrefix), series: samples.size };
 }
 
 /** The reference path: the whole answer parsed, then checked against the endpoint's schema. */

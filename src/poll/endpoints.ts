@@ -3,8 +3,10 @@ import type { Endpoint, SourceConfig } from "../config/types.js";
 import { convertAlertmanagerStatus } from "../convert/alertmanager-status.js";
 import { alertmanagerFacts, prometheusFacts, type ReplicaFacts } from "../convert/replica-facts.js";
 import type { SampleSet } from "../convert/samples.js";
-import { convertTargets, type TargetLabel } from "../convert/targets.js";
+import { convertTargets, summariseTargets, type TargetLabel } from "../convert/targets.js";
 import { agentModeSamples, convertTsdb } from "../convert/tsdb.js";
+import { renderTargets } from "../publish/target-lines.js";
+import type { RenderedFamilies } from "../publish/text-format.js";
 import { alertmanagerStatusResponse, targetsResponse, tsdbResponse } from "../upstream/payloads.js";
 import type { PollError } from "../upstream/poll-error.js";
 import { labelNamesRead, scanTargetsAnswer } from "../upstream/targets-scanner.js";
@@ -36,6 +38,11 @@ export interface EndpointSpec<T = unknown> {
    */
   scan?(bytes: Buffer, options: ConvertOptions): T | undefined;
   convert(payload: T, options: ConvertOptions): SampleSet;
+  /**
+   * Converts and renders in one step, without a sample object per line (large answers): the same bytes
+   * as convert followed by renderSampleSet.
+   */
+  render?(payload: T, options: ConvertOptions, labelPrefix: string): { families: RenderedFamilies; series: number };
   /** What replicas of a group are compared by, from this endpoint's answer (one endpoint per kind). */
   facts?(payload: T, options: ConvertOptions): ReplicaFacts;
   /** Error answers that tell something about the server; undefined for a real failure. */
@@ -72,6 +79,8 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     schema: targetsResponse,
     scan: (bytes, o) => scanTargetsAnswer(bytes, labelNamesRead(o.targetLabels)),
     convert: (payload, o) => convertTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }),
+    render: (payload, o, prefix) =>
+      renderTargets(summariseTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }), prefix),
     facts: (payload, o) => prometheusFacts(payload, o.targetLabels),
   }),
   status: spec({

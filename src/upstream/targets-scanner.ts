@@ -372,14 +372,17 @@ class Scanner {
   /** Moves past a string (at its opening quote), checking it; notes where its bytes are. */
   private skipString(): void {
     const b = this.b;
-    const length = b.length;
     let p = this.p + 1;
     this.start = p;
     let escaped = false;
     let high = 0;
     for (;;) {
-      if (p >= length) giveUp();
-      const c = b[p] as number;
+      const c = b[p] as number; // undefined past the end: fails every test below, and gives up
+      if (c > BACKSLASH) {
+        high |= c; // letters, and the bytes of non-ASCII characters
+        p++;
+        continue;
+      }
       if (c === QUOTE) break;
       if (c === BACKSLASH) {
         escaped = true;
@@ -391,8 +394,7 @@ class Scanner {
         else giveUp();
         continue;
       }
-      if (c < 0x20) giveUp(); // control characters must be escaped
-      high |= c;
+      if (!(c >= 0x20)) giveUp(); // control characters must be escaped
       p++;
     }
     this.end = p;

@@ -39,6 +39,29 @@ describe("DecodePool", () => {
   });
 });
 
+describe("DecodePool: worker lifetime", () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const text = targetsAnswer(2000); // 1.5 MB: decoded in a worker
+  const answer = () => Buffer.from(text); // a body is moved to the worker, so each decode gets its own
+
+  it("keeps a worker whose heap stayed small for the next poll (no isolate, modules and cold code each time)", async () => {
+    const pool = new DecodePool({ size: 1 });
+    expect((await pool.decode(job(answer()))).ok).toBe(true);
+    await sleep(1500); // past the idle exit of a large worker
+    expect((await pool.decode(job(answer()))).ok).toBe(true);
+    expect(pool.offloaded).toBe(2);
+    expect(pool.started).toBe(1);
+  });
+
+  it("ends a worker whose heap grew past the warm limit once idle, freeing it; the next poll starts another", async () => {
+    const pool = new DecodePool({ size: 1, warmHeapLimitBytes: 1 });
+    expect((await pool.decode(job(answer()))).ok).toBe(true);
+    await sleep(1500);
+    expect((await pool.decode(job(answer()))).ok).toBe(true);
+    expect(pool.started).toBe(2);
+  });
+});
+
 describe("DecodePool: replica facts", () => {
   it("hands a grouped source's target identities back from a worker, with per-target series off too", async () => {
     const pool = new DecodePool({ size: 1 });
