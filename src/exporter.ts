@@ -12,7 +12,7 @@ import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.
 import { decodePool } from "./poll/decode-pool.js";
 import { Prober } from "./probe/prober.js";
 import { groupTables } from "./publish/groups.js";
-import { createProcessRegistry } from "./publish/process-metrics.js";
+import { ProcessMetrics } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
 import { sourceStatuses } from "./publish/source-status.js";
 import { SourceStore } from "./publish/store.js";
@@ -56,13 +56,13 @@ export class Exporter {
     this.webConfig = loaded.webConfig;
     this.scheduler = new Scheduler(this.store, log);
     this.prober = new Prober(() => this.config.modules, flags.probeTimeoutOffsetMs, log);
-    const processRegistry = createProcessRegistry(VERSION);
-    this.reloadMetrics = createReloadMetrics(processRegistry);
+    const processMetrics = new ProcessMetrics(VERSION);
+    this.reloadMetrics = createReloadMetrics(processMetrics.registry);
     const app = createApp({
       log,
       telemetryPath: flags.telemetryPath,
       enableLifecycle: flags.enableLifecycle,
-      processRegistry,
+      processMetrics,
       sourcesExposition: () => this.store.exposition(),
       isReady: () => this.scheduler.ready,
       reload: () => this.reload(),

@@ -15,7 +15,7 @@ const dist = <T>(path: string) => import(new URL(`../../dist/${path}`, import.me
 const { createApp } = await dist<typeof import("../../src/http/app.js")>("http/app.js");
 const { NO_WEB_CONFIG } = await dist<typeof import("../../src/http/web-config.js")>("http/web-config.js");
 const { pollEndpoint } = await dist<typeof import("../../src/poll/poll-endpoint.js")>("poll/poll-endpoint.js");
-const { createProcessRegistry } =
+const { ProcessMetrics } =
   await dist<typeof import("../../src/publish/process-metrics.js")>("publish/process-metrics.js");
 const { SourceStore } = await dist<typeof import("../../src/publish/store.js")>("publish/store.js");
 type SourceStore = InstanceType<typeof SourceStore>;
@@ -140,7 +140,7 @@ async function scrapeBench(store: SourceStore) {
     log: pino({ level: "silent" }),
     telemetryPath: "/metrics",
     enableLifecycle: false,
-    processRegistry: createProcessRegistry("bench"),
+    processMetrics: new ProcessMetrics("bench"),
     sourcesExposition: () => store.exposition(),
     isReady: () => true,
     reload: async () => undefined,

@@ -1,9 +1,9 @@
 import { constants, gzipSync } from "node:zlib";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import type { Registry } from "prom-client";
 import type { ProbeRequest } from "../probe/probe.js";
 import type { ProbeResponse } from "../probe/prober.js";
+import type { OwnMetrics } from "../publish/process-metrics.js";
 import type { Exposition } from "../publish/store.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
@@ -15,7 +15,8 @@ export interface AppDeps {
   telemetryPath: string;
   /** Whether POST /-/reload is allowed (--web.enable-lifecycle). */
   enableLifecycle: boolean;
-  processRegistry: Registry;
+  /** The exporter's own metrics (process, Node.js, build info, reloads). */
+  processMetrics: OwnMetrics;
   /** Exposition of the source-derived metrics, assembled (and gzipped) once per change. */
   sourcesExposition: () => Exposition;
   isReady: () => boolean;
@@ -49,8 +50,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.get(deps.telemetryPath, async (req, res, next) => {
     try {
-      // Process metrics are live (rendered per scrape, a few KB); the sources' part is served as cached.
-      const processText = await deps.processRegistry.metrics();
+      // The exporter's own metrics (a few KB) come first; the sources' part is served as cached.
+      const processText = await deps.processMetrics.metrics();
       const sources = deps.sourcesExposition();
       let head: Buffer = Buffer.from(processText);
       let body: readonly Uint8Array[] = sources.parts;
@@ -66,7 +67,7 @@ export function createApp(deps: AppDeps): Express {
       }
       res
         .status(200)
-        .type(deps.processRegistry.contentType)
+        .type(deps.processMetrics.contentType)
         .set("Content-Length", String(head.length + length));
       res.cork();
       res.write(head);
@@ -86,7 +87,7 @@ export function createApp(deps: AppDeps): Express {
       });
       res
         .status(answer.status)
-        .type(answer.type === "metrics" ? deps.processRegistry.contentType : "text/plain")
+        .type(answer.type === "metrics" ? deps.processMetrics.contentType : "text/plain")
         .send(answer.body);
     } catch (err) {
       next(err);

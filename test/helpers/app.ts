@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { type AppDeps, createApp } from "../../src/http/app.js";
 import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
-import { createProcessRegistry } from "../../src/publish/process-metrics.js";
+import { ProcessMetrics } from "../../src/publish/process-metrics.js";
 import type { Exposition } from "../../src/publish/store.js";
 
 /** The exporter's HTTP app serving a given exposition, everything else at its plainest. */
@@ -10,7 +10,7 @@ export function appServing(exposition: () => Exposition, overrides: Partial<AppD
     log: pino({ level: "silent" }),
     telemetryPath: "/metrics",
     enableLifecycle: true,
-    processRegistry: createProcessRegistry("test"),
+    processMetrics: new ProcessMetrics("test"),
     sourcesExposition: exposition,
     isReady: () => true,
     reload: async () => undefined,

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
 import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
-import { createProcessRegistry } from "../../src/publish/process-metrics.js";
+import { ProcessMetrics } from "../../src/publish/process-metrics.js";
 import type { Exposition } from "../../src/publish/store.js";
 import { samplesOf } from "../helpers/exposition.js";
 
@@ -25,7 +25,7 @@ async function serve(
     log: pino({ level: "silent" }),
     telemetryPath: "/custom-metrics",
     enableLifecycle: overrides.lifecycle ?? true,
-    processRegistry: createProcessRegistry("1.2.3"),
+    processMetrics: new ProcessMetrics("1.2.3"),
     sourcesExposition:
       overrides.sources ??
       (() => ({ parts: [Buffer.from(SOURCES_TEXT)], length: SOURCES_TEXT.length, gzip: gzipSync(SOURCES_TEXT) })),
