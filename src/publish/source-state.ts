@@ -28,6 +28,22 @@ export interface SourceState {
   endpoints: Map<Endpoint, EndpointState>;
 }
 
+/**
+ * The new families, where a family's lines are byte for byte those of the previous poll the previous
+ * bytes themselves: the exposition's gzip of them is then reused (store.ts), not compressed again.
+ * Most per-target lines (up, interval, timeout) do not change from one poll to the next.
+ */
+function keepUnchanged(previous: RenderedFamilies | undefined, next: RenderedFamilies): RenderedFamilies {
+  if (!previous) return next;
+  const before = new Map(previous);
+  return next.map(([name, lines]) => {
+    const old = before.get(name);
+    return old !== undefined && Buffer.from(old.buffer, old.byteOffset, old.byteLength).equals(lines)
+      ? [name, old]
+      : [name, lines];
+  });
+}
+
 /** The next state of an endpoint after a poll: replaces the data wholesale, never merges it. */
 export function applyOutcome(previous: EndpointState | undefined, outcome: PollOutcome): EndpointState {
   const failures = previous?.failures ?? new Map(FAILURE_REASONS.map((r) => [r, 0]));
@@ -40,7 +56,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       series: outcome.series,
       lastError: undefined,
       failures,
-      families: outcome.families,
+      families: keepUnchanged(previous?.families, outcome.families),
       facts: outcome.facts,
     };
   }

@@ -1,4 +1,5 @@
-import { constants, createGzip } from "node:zlib";
+import { promisify } from "node:util";
+import { constants, gzip } from "node:zlib";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { RenderedFamilies } from "../poll/decode.js";
@@ -14,6 +15,15 @@ export interface Exposition {
   /** The same bytes gzipped, once per change in the background; undefined until ready. */
   gzip: Buffer | undefined;
 }
+
+const gzipMember = (bytes: Uint8Array) => promisify(gzip)(bytes, { level: constants.Z_BEST_SPEED });
+
+// Pieces of the exposition at least this large (a family's lines from one source) are compressed as
+// gzip members of their own, and a member is kept as long as its piece is served: a family whose
+// lines did not change between polls keeps its bytes (source-state.ts) and is not compressed again.
+// Members back to back form one valid gzip stream (RFC 1952). Smaller pieces are compressed together.
+const OWN_MEMBER_BYTES = 64 * 1024;
+const members = new WeakMap<Uint8Array, Buffer>();
 
 /**
  * The latest state of every source, and its exposition. Updates replace an endpoint's state in one
@@ -80,14 +90,35 @@ export class SourceStore {
 
   /** Gzips a version in the thread pool; until it is ready scrapes get the plain text. */
   private compress(version: number, parts: readonly Uint8Array[]): void {
-    const out: Buffer[] = [];
-    const gzip = createGzip({ level: constants.Z_BEST_SPEED });
-    gzip.on("data", (chunk: Buffer) => out.push(chunk));
-    gzip.on("end", () => {
-      if (this.current.version === version) this.current.gzip = Buffer.concat(out);
-    });
-    for (const part of parts) gzip.write(part);
-    gzip.end();
+    const pieces: Promise<Buffer>[] = [];
+    let small: Uint8Array[] = [];
+    const flush = () => {
+      if (small.length > 0) pieces.push(gzipMember(Buffer.concat(small)));
+      small = [];
+    };
+    for (const part of parts) {
+      if (part.length < OWN_MEMBER_BYTES) {
+        small.push(part);
+        continue;
+      }
+      flush();
+      const kept = members.get(part);
+      pieces.push(
+        kept
+          ? Promise.resolve(kept)
+          : gzipMember(part).then((member) => {
+              members.set(part, member);
+              return member;
+            }),
+      );
+    }
+    flush();
+    void Promise.all(pieces).then(
+      (compressed) => {
+        if (this.current.version === version) this.current.gzip = Buffer.concat(compressed);
+      },
+      () => undefined, // plain text is served instead
+    );
   }
 
   private changed(): void {

@@ -156,6 +156,34 @@ describe("SourceStore", () => {
     expect(gunzipSync(exposition.gzip as Buffer).toString()).toBe(textOf(store));
   });
 
+  it("keeps the bytes of a family a poll renders unchanged (its gzip member is reused), and the gzip still matches", async () => {
+    const store = twoSources();
+    const many = Array.from({ length: 2000 }, (_, i) => `host-${i}:9100`); // over 64 KB of lines
+    const gzipOf = async (version: ReturnType<SourceStore["exposition"]>) => {
+      await waitFor("gzip ready", async () => store.exposition().gzip, 5000, 5);
+      expect(store.exposition()).toBe(version);
+      return gunzipSync(version.gzip as Buffer).toString();
+    };
+    store.record(A, "targets", ok(targets(...many)));
+    store.record(A, "tsdb", ok(head(1)));
+    const first = store.exposition();
+    const upLines = first.parts.find((p) => p.length > 64 * 1024);
+    expect(upLines).toBeDefined();
+    expect(await gzipOf(first)).toBe(textOf(store));
+
+    store.record(A, "targets", ok(targets(...many))); // rendered anew, to the same bytes
+    store.record(A, "tsdb", ok(head(2)));
+    const second = store.exposition();
+    expect(second).not.toBe(first);
+    expect(second.parts).toContain(upLines);
+    expect(await gzipOf(second)).toBe(textOf(store));
+    expect(valueIn(textOf(store), "promstatus_tsdb_head_series", { source: "a" })).toBe(2);
+
+    store.record(A, "targets", ok(targets(...many.slice(1)))); // changed: new bytes
+    expect(store.exposition().parts).not.toContain(upLines);
+    expect(await gzipOf(store.exposition())).toBe(textOf(store));
+  });
+
   it("renders once per change and again after a change", async () => {
     const store = twoSources();
     store.record(A, "tsdb", ok(head(1)));
