@@ -4,8 +4,10 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { parseArgs, promisify } from "node:util";
+import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
 import type { GroupsRow } from "./groups.js";
 import type { SizingRow } from "./sizing.js";
+import type { StageRow } from "./stages.js";
 import type { WatchedServerRow } from "./watched-server.js";
 import type { WholePollRow } from "./whole-poll.js";
 
@@ -54,12 +56,15 @@ interface Result {
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 /** Runs one of the bench scripts in a process of its own; its result is the last line it prints (JSON). */
-async function runScript<T>(script: string, args: string[] = [], nodeFlags: string[] = []): Promise<T> {
-  const { stdout } = await run(
-    process.execPath,
-    [...nodeFlags, "--import", "tsx", `scripts/bench/${script}`, ...args],
-    { maxBuffer: 16 * 2 ** 20 },
-  );
+async function runScript<T>(
+  script: string,
+  args: string[] = [],
+  nodeFlags: string[] = [],
+  node = process.execPath,
+): Promise<T> {
+  const { stdout } = await run(node, [...nodeFlags, "--import", "tsx", `scripts/bench/${script}`, ...args], {
+    maxBuffer: 16 * 2 ** 20,
+  });
   return JSON.parse(stdout.trim().split("\n").pop() as string) as T;
 }
 
@@ -78,6 +83,15 @@ async function main() {
   const groups = await runScript<GroupsRow[]>("groups.ts", [], ["--expose-gc"]);
   process.stderr.write("bench: whole-process CPU per poll of the built daemon ...\n");
   const whole = await runScript<{ node: string; rows: WholePollRow[] }>("whole-poll.ts");
+  process.stderr.write("bench: the stages of a poll, fast and reference paths ...\n");
+  const stages = await runScript<{ node: string; targets: number; answerBytes: number; rows: StageRow[] }>(
+    "stages.ts",
+    [],
+    [],
+    nodeBinary(dockerfileNodeMajor()),
+  );
+  const stage = (name: string) => stages.rows.find((r) => r.stage === name)?.cpuMs ?? Number.NaN;
+  const parseMs = stage("JSON.parse (the baseline)");
   process.stderr.write("bench: CPU the watched Prometheus spends per poll ...\n");
   const watched = await runScript<{ prometheus: string; rows: WatchedServerRow[] }>("watched-server.ts");
   const baseline = sizing.rows.find((r) => r.targets === 0)?.peakRssMiB ?? Number.NaN;
@@ -104,6 +118,18 @@ async function main() {
       (r) =>
         `| ${r.targets} | ${r.compression === "gzip" ? "gzip" : "plain"} | ${mb(r.answerBytes)} | ${r.jsonParseCpuMs.toFixed(0)} | ${r.pollCpuMs.toFixed(0)} | **${r.ratio.toFixed(2)}x** | ${r.peakRssMiB} | ${r.idleRssMiB} |`,
     ),
+    "",
+    `## The stages of a poll at ${stages.targets} targets`,
+    "",
+    `One process on Node ${stages.node}, warm, median of five rounds; CPU of the whole process (garbage collection`,
+    "included, charged to the stage that made the garbage). The fast path is what the daemon runs: a scanner",
+    "that keeps only the converted fields, a summary per target, lines written straight from it. The reference",
+    "path (JSON.parse, the zod schema, one sample object per line, renderSampleSet) decides whatever the",
+    `scanner does not handle, and the tests hold the two to the same bytes. Answer: ${mb(stages.answerBytes)} MB of JSON.`,
+    "",
+    "| stage | path | CPU ms | ÷ JSON.parse |",
+    "|---|---|---:|---:|",
+    ...stages.rows.map((r) => `| ${r.stage} | ${r.path} | ${r.cpuMs} | ${(r.cpuMs / parseMs).toFixed(2)}x |`),
     "",
     "## What a poll costs the watched Prometheus",
     "",
