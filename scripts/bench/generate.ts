@@ -69,6 +69,16 @@ export function leanTargetsAnswer(count: number): string {
   return JSON.stringify({ status: "success", data: { activeTargets, droppedTargets: [] } });
 }
 
+/**
+ * A lean answer whose last target names a field twice: valid JSON (the last value wins) that the fast
+ * path leaves to the reference path, JSON.parse and the schema, with the memory they take.
+ */
+export function referencePathTargetsAnswer(count: number): string {
+  const text = leanTargetsAnswer(count);
+  const at = text.lastIndexOf('"health":"up"');
+  return `${text.slice(0, at)}"health":"up",${text.slice(at)}`;
+}
+
 export function tsdbAnswer(limit: number): string {
   const list = (prefix: string, n: number, value: (i: number) => number) =>
     Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, value: value(i) }));

@@ -56,10 +56,12 @@ export const PER_TARGET_FAMILIES = [
 
 /**
  * Samples for a `/api/v1/targets` answer; `perTarget: false` keeps only the per-pool figures.
- * (publish/target-lines.ts renders the same summary without the samples in between, for large answers.)
+ * (poll/targets-fast-path.ts renders the same summary without the samples in between.)
  */
 export function convertTargets(payload: TargetsResponse, options: TargetsOptions): SampleSet {
-  const { series, pools } = summariseTargets(payload, options);
+  const summariser = new TargetSummariser(options);
+  for (const target of payload.data.activeTargets) summariser.add(target);
+  const { series, pools } = summariser.finish(payload.data);
   const out = new SampleSet();
   for (const s of series) {
     for (const family of PER_TARGET_FAMILIES) {
@@ -72,42 +74,50 @@ export function convertTargets(payload: TargetsResponse, options: TargetsOptions
 }
 
 /**
- * Never two series with one name and label set: targets of a pool that agree on every per-target
- * label merge (up is the lowest, so a down target is never hidden; scrape duration the largest;
- * last scrape the oldest; interval and timeout the smallest) and are counted as collisions.
+ * Summarises active targets one at a time (a reader can hand them over as it meets them, keeping none),
+ * then the dropped ones. Never two series with one name and label set: targets of a pool that agree on
+ * every per-target label merge (up is the lowest, so a down target is never hidden; scrape duration the
+ * largest; last scrape the oldest; interval and timeout the smallest) and are counted as collisions.
  */
-export function summariseTargets(payload: TargetsResponse, options: TargetsOptions): TargetsSummary {
-  const pools = new Map<string, PoolSummary>();
-  const series = new Map<string, TargetSeries>();
-  for (const target of payload.data.activeTargets) {
-    const pool = poolSummary(pools, target.scrapePool);
+export class TargetSummariser {
+  private readonly pools = new Map<string, PoolSummary>();
+  private readonly series = new Map<string, TargetSeries>();
+
+  constructor(private readonly options: TargetsOptions) {}
+
+  add(target: ActiveTarget): void {
+    const pool = poolSummary(this.pools, target.scrapePool);
     pool.byHealth.set(target.health, (pool.byHealth.get(target.health) ?? 0) + 1);
     if (target.health === "down") {
       const reason = classifyScrapeError(target.lastError);
       pool.downBy.set(reason, (pool.downBy.get(reason) ?? 0) + 1);
     }
-    if (!options.perTarget) continue;
-    const labels = targetLabels(target, options.extraLabels);
+    if (!this.options.perTarget) return;
+    const labels = targetLabels(target, this.options.extraLabels);
     const key = seriesKey(labels);
     const next = targetSeries(target, labels);
-    const seen = series.get(key);
+    const seen = this.series.get(key);
     if (seen) {
       merge(seen, next);
       pool.collisions++;
-    } else series.set(key, next);
+    } else this.series.set(key, next);
   }
 
-  const out = new SampleSet();
-  for (const [pool, summary] of pools) {
-    for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
-    for (const [reason, n] of summary.downBy) out.add(TARGETS.downByReason.name, { scrape_pool: pool, reason }, n);
-    if (options.perTarget) out.add(TARGETS.collisions.name, { scrape_pool: pool }, summary.collisions);
+  finish(dropped: DroppedTargets): TargetsSummary {
+    const out = new SampleSet();
+    for (const [pool, summary] of this.pools) {
+      for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
+      for (const [reason, n] of summary.downBy) out.add(TARGETS.downByReason.name, { scrape_pool: pool, reason }, n);
+      if (this.options.perTarget) out.add(TARGETS.collisions.name, { scrape_pool: pool }, summary.collisions);
+    }
+    for (const [pool, n] of droppedPerPool(dropped, this.pools.keys())) {
+      out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
+    }
+    return { series: [...this.series.values()], pools: out };
   }
-  for (const [pool, n] of droppedPerPool(payload, pools.keys())) {
-    out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
-  }
-  return { series: [...series.values()], pools: out };
 }
+
+type DroppedTargets = Pick<TargetsResponse["data"], "droppedTargets" | "droppedTargetCounts">;
 
 function poolSummary(pools: Map<string, PoolSummary>, name: string): PoolSummary {
   let pool = pools.get(name);
@@ -192,10 +202,10 @@ function durationSeconds(text: string | undefined): number | undefined {
  * pool in `scrapePool` (3.x) or, before that, in the discovered `job` label. Every active pool gets a
  * figure, zero included.
  */
-function droppedPerPool(payload: TargetsResponse, activePools: Iterable<string>): Map<string, number> {
+function droppedPerPool(dropped: DroppedTargets, activePools: Iterable<string>): Map<string, number> {
   const counts = new Map<string, number>();
   for (const pool of activePools) counts.set(pool, 0);
-  const { droppedTargetCounts, droppedTargets } = payload.data;
+  const { droppedTargetCounts, droppedTargets } = dropped;
   if (droppedTargetCounts) {
     for (const [pool, n] of Object.entries(droppedTargetCounts)) counts.set(pool, n);
     return counts;

@@ -86,31 +86,30 @@ export function decodeAnswer(
   // takes the whole process down (V8 aborts) instead of ending alone.
   if (bytes.length > maxBytes) return tooLarge();
   const spec = ENDPOINTS[endpoint];
-  let data = reference ? undefined : spec.scan?.(bytes, options);
-  if (data === undefined) {
-    const text = bytes.toString("utf8");
-    bytes = undefined; // let the decompressed copy go while the parse allocates (peak memory)
-    const parsed = parseAndCheck(text, spec);
-    if (!parsed.ok) return parsed;
-    data = parsed.data;
-  }
-  bytes = undefined; // what is converted has been read out: the answer's bytes can go (peak memory)
+  const fast = reference ? undefined : fastPath(spec, bytes, options);
+  if (fast) return { ok: true, ...fast };
+  const text = bytes.toString("utf8");
+  bytes = undefined; // let the decompressed copy go while the parse allocates (peak memory)
+  const parsed = parseAndCheck(text, spec);
+  if (!parsed.ok) return parsed;
   try {
-    const facts = options.replicaFacts ? spec.facts?.(data, options) : undefined;
-    const { families, series } =
-      reference || !spec.render
-        ? convertAndRender(spec, data, options)
-        : spec.render(data, options, options.labelPrefix);
-    return { ok: true, families, series, ...(facts ? { facts } : {}) };
+    const samples = spec.convert(parsed.data, options);
+    const facts = options.replicaFacts ? spec.facts?.(parsed.data, options) : undefined;
+    const families = renderSampleSet(samples, options.labelPrefix);
+    return { ok: true, families, series: samples.size, ...(facts ? { facts } : {}) };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
     return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);
   }
 }
 
-function convertAndRender(spec: EndpointSpec, data: unknown, options: DecodeOptions) {
-  const samples = spec.convert(data, options);
-  return { families: renderSampleSet(samples, options.labelPrefix), series: samples.size };
+/** The endpoint's fast path, if it has one and it handles this answer; anything it throws means no. */
+function fastPath(spec: EndpointSpec, bytes: Buffer, options: DecodeOptions) {
+  try {
+    return spec.fast?.(bytes, options);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The reference path: the whole answer parsed, then checked against the endpoint's schema. */

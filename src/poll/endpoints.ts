@@ -3,13 +3,13 @@ import type { Endpoint, SourceConfig } from "../config/types.js";
 import { convertAlertmanagerStatus } from "../convert/alertmanager-status.js";
 import { alertmanagerFacts, prometheusFacts, type ReplicaFacts } from "../convert/replica-facts.js";
 import type { SampleSet } from "../convert/samples.js";
-import { convertTargets, summariseTargets, type TargetLabel } from "../convert/targets.js";
+import { convertTargets, type TargetLabel } from "../convert/targets.js";
 import { agentModeSamples, convertTsdb } from "../convert/tsdb.js";
-import { renderTargets } from "../publish/target-lines.js";
 import type { RenderedFamilies } from "../publish/text-format.js";
 import { alertmanagerStatusResponse, targetsResponse, tsdbResponse } from "../upstream/payloads.js";
 import type { PollError } from "../upstream/poll-error.js";
-import { labelNamesRead, scanTargetsAnswer } from "../upstream/targets-scanner.js";
+import type { DecodeOptions } from "./decode.js";
+import { decodeTargetsFast } from "./targets-fast-path.js";
 
 /** What converters need from a source's config (plain data: it crosses to worker threads). */
 export interface ConvertOptions {
@@ -18,6 +18,13 @@ export interface ConvertOptions {
   perTarget: boolean;
   limit: number | undefined;
   targetLabels: readonly TargetLabel[];
+}
+
+/** What a fast path gives: the rendered lines, their sample count, and replica facts if asked for. */
+export interface FastDecoded {
+  families: RenderedFamilies;
+  series: number;
+  facts?: ReplicaFacts;
 }
 
 /** A refusal that is an answer: the server says what it is, rather than that something failed. */
@@ -33,16 +40,13 @@ export interface EndpointSpec<T = unknown> {
   searchParams(source: SourceConfig): Record<string, string> | undefined;
   schema: z.ZodType<T>;
   /**
-   * A faster reader of the answer's bytes for its common shape: what the schema would give for the parts
-   * converted, or undefined to let JSON.parse and the schema decide (their result or error stands).
+   * A faster way from the answer's bytes to its rendered lines, for its common shape: the same result as
+   * the reference path (JSON.parse, schema, convert, facts, renderSampleSet), or undefined to let that
+   * path decide (its result or error stands).
    */
-  scan?(bytes: Buffer, options: ConvertOptions): T | undefined;
+  fast?(bytes: Buffer, options: DecodeOptions): FastDecoded | undefined;
   convert(payload: T, options: ConvertOptions): SampleSet;
-  /**
-   * Converts and renders in one step, without a sample object per line (large answers): the same bytes
-   * as convert followed by renderSampleSet.
-   */
-  render?(payload: T, options: ConvertOptions, labelPrefix: string): { families: RenderedFamilies; series: number };
+
   /** What replicas of a group are compared by, from this endpoint's answer (one endpoint per kind). */
   facts?(payload: T, options: ConvertOptions): ReplicaFacts;
   /** Error answers that tell something about the server; undefined for a real failure. */
@@ -77,10 +81,8 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     // (web/api/v1/api.go, showDropped), so asking for active targets only would lose the counts.
     searchParams: () => undefined,
     schema: targetsResponse,
-    scan: (bytes, o) => scanTargetsAnswer(bytes, labelNamesRead(o.targetLabels)),
+    fast: decodeTargetsFast,
     convert: (payload, o) => convertTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }),
-    render: (payload, o, prefix) =>
-      renderTargets(summariseTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }), prefix),
     facts: (payload, o) => prometheusFacts(payload, o.targetLabels),
   }),
   status: spec({

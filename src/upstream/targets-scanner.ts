@@ -99,6 +99,8 @@ class Scanner {
     private readonly b: Bytes,
     private readonly labelKeys: KeySet,
     private readonly labelNames: readonly string[],
+    /** Takes each active target as it is read; they are then not kept in the result. */
+    private readonly onTarget: ((target: ActiveTarget) => void) | undefined,
   ) {}
 
   answer(): TargetsResponse {
@@ -141,8 +143,9 @@ class Scanner {
           if (this.enterArray())
             do {
               // What is not an object is no target (the reference drops it too).
-              if (this.peek() === OPEN_OBJECT) active.push(this.target());
-              else this.skipValue();
+              if (this.peek() !== OPEN_OBJECT) this.skipValue();
+              else if (this.onTarget) this.onTarget(this.target());
+              else active.push(this.target());
             } while (this.nextElement());
         } else if (k === 1) {
           dropped = [];
@@ -474,12 +477,18 @@ export function labelNamesRead(extra: readonly { from: string }[]): string[] {
 
 /**
  * A targets answer as the schema would give it, for the parts the conversion reads; undefined when the
- * answer is not in the plain shape the scanner handles (the reference path then decides).
+ * answer is not in the plain shape the scanner handles (the reference path then decides). With
+ * `onTarget`, each active target goes there as it is read and `activeTargets` comes back empty: a
+ * caller that gets undefined must discard what it was handed.
  */
-export function scanTargetsAnswer(bytes: Uint8Array, labelNames: readonly string[]): TargetsResponse | undefined {
+export function scanTargetsAnswer(
+  bytes: Uint8Array,
+  labelNames: readonly string[],
+  onTarget?: (target: ActiveTarget) => void,
+): TargetsResponse | undefined {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
-    return new Scanner(buffer as Bytes, new KeySet(labelNames), labelNames).answer();
+    return new Scanner(buffer as Bytes, new KeySet(labelNames), labelNames, onTarget).answer();
   } catch {
     // GiveUp, or anything else (a stack overflow on absurd nesting): the reference path decides.
     return undefined;

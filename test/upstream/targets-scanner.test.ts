@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { leanTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
 import { type DecodeOptions, type DecodeResult, decodeAnswer } from "../../src/poll/decode.js";
-import { labelNamesRead, scanTargetsAnswer } from "../../src/upstream/targets-scanner.js";
+import { decodeTargetsFast } from "../../src/poll/targets-fast-path.js";
+import { scanTargetsAnswer } from "../../src/upstream/targets-scanner.js";
 import { fixtureText } from "../helpers/fixtures.js";
 import { prometheus3Targets } from "../helpers/prometheus-3-targets.js";
 
@@ -92,7 +93,7 @@ describe("targets scanner: recorded answers", () => {
   it.each(recorded())("reads %s itself (no fallback) and serves what the reference serves", (_name, text) => {
     const bytes = Buffer.from(text);
     for (const options of OPTION_SETS) {
-      expect(scanTargetsAnswer(bytes, labelNamesRead(options.targetLabels))).toBeDefined();
+      expect(decodeTargetsFast(bytes, options)).toBeDefined();
       const result = expectSameOutput(bytes, options);
       expect(result.ok).toBe(true);
     }
@@ -362,7 +363,7 @@ describe("targets scanner: random answers", () => {
     fc.assert(
       fc.property(answer, spaces, fc.constantFrom(...OPTION_SETS), (json, ws, options) => {
         const bytes = write(json, ws);
-        const scanned = scanTargetsAnswer(bytes, labelNamesRead(options.targetLabels)) !== undefined;
+        const scanned = decodeTargetsFast(bytes, options) !== undefined;
         if (expectSameOutput(bytes, options).ok) {
           accepted++;
           if (scanned) read++;
