@@ -1,4 +1,6 @@
 import { parseDuration } from "../config/duration.js";
+// The text format's escaping makes the rendered pairs an unambiguous key (values are quoted and escaped).
+import { labelPairs } from "../publish/text-format.js";
 import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { TARGETS } from "./families.js";
 import type { Labels } from "./samples.js";
@@ -24,6 +26,8 @@ export interface TargetsOptions {
 /** One per-target series; targets that share every per-target label are merged into one. */
 export interface TargetSeries {
   labels: Labels;
+  /** The labels as the text format writes them, `scrape_pool="…",job="…",…`: also the series' key. */
+  pairs: string;
   up: number;
   duration: number | undefined;
   lastScrape: number | undefined;
@@ -94,13 +98,13 @@ export class TargetSummariser {
     }
     if (!this.options.perTarget) return;
     const labels = targetLabels(target, this.options.extraLabels);
-    const key = seriesKey(labels);
-    const next = targetSeries(target, labels);
-    const seen = this.series.get(key);
+    const pairs = labelPairs(labels);
+    const seen = this.series.get(pairs);
+    const next = targetSeries(target, labels, pairs);
     if (seen) {
       merge(seen, next);
       pool.collisions++;
-    } else this.series.set(key, next);
+    } else this.series.set(pairs, next);
   }
 
   finish(dropped: DroppedTargets): TargetsSummary {
@@ -147,19 +151,10 @@ export function labelValue(labels: Record<string, string>, name: string): string
   return Object.hasOwn(labels, name) ? (labels[name] as string) : "";
 }
 
-/** An unambiguous key for a label set of fixed keys: each value length-prefixed (cheaper than JSON). */
-function seriesKey(labels: Labels): string {
-  let key = "";
-  for (const name in labels) {
-    const value = labels[name] as string;
-    key += `${value.length}:${value}`;
-  }
-  return key;
-}
-
-function targetSeries(target: ActiveTarget, labels: Labels): TargetSeries {
+function targetSeries(target: ActiveTarget, labels: Labels, pairs: string): TargetSeries {
   return {
     labels,
+    pairs,
     up: target.health === "up" ? 1 : 0,
     duration: target.lastScrapeDuration,
     lastScrape: rfc3339Seconds(target.lastScrape),

@@ -21,12 +21,15 @@ export function formatValue(value: number): string {
   return value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN";
 }
 
-/** `source="…",static="…"`: the labels every series of a source starts with. */
-export function labelPrefix(labels: Labels): string {
+/** `name="value",…` in the labels' order, values escaped: also the source prefix `source="…",…`. */
+export function labelPairs(labels: Labels): string {
   let out = "";
   for (const key in labels) out += `${out ? "," : ""}${key}="${escapeLabelValue(labels[key] as string)}"`;
   return out;
 }
+
+/** `source="…",static="…"`: the labels every series of a source starts with. */
+export const labelPrefix = labelPairs;
 
 /**
  * Sample lines of one family, UTF-8, each with the source's prefix before its own labels. Samples
