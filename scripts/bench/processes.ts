@@ -1,7 +1,7 @@
 // What the benchmark scripts share: the generated upstream in a process of its own, and readings of a
 // process's CPU and memory from /proc.
 import { type ChildProcess, fork } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export { freePort } from "../../test/harness/processes.js";
 
@@ -30,4 +30,46 @@ export function processCpuMs(pid: number): number {
 export function processMemoryMiB(pid: number, key: "VmHWM" | "VmRSS"): number {
   const kb = new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
   return Math.round(Number(kb) / 1024);
+}
+
+/**
+ * CPU per thread name of a process over a window, by reading /proc/<pid>/task/* every 50 ms: threads
+ * that end during it (a decoder worker) are counted up to their last reading. Names are Node's and
+ * V8's: MainThread, WorkerThread (a worker's JavaScript), V8Worker (garbage collection and compilation
+ * helpers), libuv-worker (the thread pool: zlib, fs).
+ */
+export function threadCpuSampler(pid: number): { stop(): Map<string, number> } {
+  const first = new Map<string, number>();
+  const last = new Map<string, { name: string; ms: number }>();
+  const read = (initial: boolean) => {
+    let tids: string[] = [];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return;
+    }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+        if (!first.has(tid)) first.set(tid, initial ? ms : 0);
+        last.set(tid, { name, ms });
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  };
+  read(true);
+  const timer = setInterval(() => read(false), 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      read(false);
+      const byName = new Map<string, number>();
+      for (const [tid, { name, ms }] of last) byName.set(name, (byName.get(name) ?? 0) + ms - (first.get(tid) ?? 0));
+      return byName;
+    },
+  };
 }

@@ -119,9 +119,25 @@ async function main() {
         `| ${r.targets} | ${r.compression === "gzip" ? "gzip" : "plain"} | ${mb(r.answerBytes)} | ${r.jsonParseCpuMs.toFixed(0)} | ${r.pollCpuMs.toFixed(0)} | **${r.ratio.toFixed(2)}x** | ${r.peakRssMiB} | ${r.idleRssMiB} |`,
     ),
     "",
+    "The same poll CPU by thread (ms per poll; Node's and V8's thread names): MainThread (fetch, assembly,",
+    "serving), WorkerThread (the decoder: its start, scan, summary, rendering), V8Worker (garbage collection",
+    "and compilation helpers of both), libuv-worker (the thread pool: gunzip is in the decoder, the",
+    "exposition's gzip here).",
+    "",
+    "| targets | wire | MainThread | WorkerThread | V8Worker | libuv-worker | other |",
+    "|---:|---|---:|---:|---:|---:|---:|",
+    ...whole.rows.map((r) => {
+      const named = ["MainThread", "WorkerThread", "V8Worker", "libuv-worker"];
+      const other = Object.entries(r.threads)
+        .filter(([name]) => !named.includes(name))
+        .reduce((n, [, ms]) => n + ms, 0);
+      const cells = named.map((name) => r.threads[name] ?? 0);
+      return `| ${r.targets} | ${r.compression === "gzip" ? "gzip" : "plain"} | ${cells.join(" | ")} | ${other} |`;
+    }),
+    "",
     `## The stages of a poll at ${stages.targets} targets`,
     "",
-    `One process on Node ${stages.node}, warm, median of five rounds; CPU of the whole process (garbage collection`,
+    `One process on Node ${stages.node}, warm, median of three rounds; CPU of the whole process (garbage collection`,
     "included, charged to the stage that made the garbage). The fast path is what the daemon runs: a scanner",
     "that keeps only the converted fields, a summary per target, lines written straight from it. The reference",
     "path (JSON.parse, the zod schema, one sample object per line, renderSampleSet) decides whatever the",

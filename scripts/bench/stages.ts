@@ -1,6 +1,6 @@
 // Where a poll's CPU goes, stage by stage, for one targets answer: the fast path (scanner, summary,
 // direct rendering) beside the reference path (JSON.parse, schema, samples, renderSampleSet) in the same
-// process, warm, median of five; CPU of the whole process (garbage collector threads included, charged
+// process, warm, median of three; CPU of the whole process (garbage collector threads included, charged
 // to the stage that made the garbage). Runs the build (dist/). Prints one JSON object.
 // Usage: node --import tsx scripts/bench/stages.ts [--targets=100000]
 import { parseArgs } from "node:util";
@@ -18,7 +18,7 @@ const { renderSampleSet } = await dist<typeof import("../../src/publish/text-for
 const { decodeAnswer } = await dist<typeof import("../../src/poll/decode.js")>("poll/decode.js");
 
 const { values } = parseArgs({ options: { targets: { type: "string", default: "100000" } } });
-const ROUNDS = 5;
+const ROUNDS = 3;
 
 export interface StageRow {
   stage: string;

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
-import { freePort, processCpuMs, processMemoryMiB, startUpstream } from "./processes.js";
+import { freePort, processCpuMs, processMemoryMiB, startUpstream, threadCpuSampler } from "./processes.js";
 
 export interface WholePollRow {
   targets: number;
@@ -21,6 +21,8 @@ export interface WholePollRow {
   ratio: number;
   peakRssMiB: number;
   idleRssMiB: number;
+  /** Poll CPU per thread name (the idle twin's subtracted), ms per poll. */
+  threads: Record<string, number>;
 }
 
 const { values } = parseArgs({
@@ -82,6 +84,7 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
       await Promise.all([scrape(subject.address), scrape(twin.address)]);
     }
     await untilPhase(PERIOD_S - 2);
+    const samplers = [threadCpuSampler(subject.pid), threadCpuSampler(twin.pid)];
     const start = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
     for (let i = 0; i < CYCLES; i++) {
       await untilPhase(PERIOD_S - 3); // the poll at the start of this cycle is done by now
@@ -89,6 +92,12 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
     }
     await untilPhase(PERIOD_S - 2);
     const end = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
+    const [subjectThreads, twinThreads] = samplers.map((s) => s.stop()) as [Map<string, number>, Map<string, number>];
+    const threads: Record<string, number> = {};
+    for (const [name, ms] of subjectThreads) {
+      const perPoll = Math.round((ms - (twinThreads.get(name) ?? 0)) / CYCLES);
+      if (perPoll > 0) threads[name] = perPoll;
+    }
     const pollCpuMs =
       ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
     const peakRssMiB = processMemoryMiB(subject.pid, "VmHWM");
@@ -106,6 +115,7 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
       ratio: pollCpuMs / parse.ms,
       peakRssMiB,
       idleRssMiB,
+      threads,
     };
   } finally {
     subject.child.kill("SIGKILL");
