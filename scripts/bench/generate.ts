@@ -12,10 +12,15 @@ function rng(seed: number): () => number {
 
 const POOLS = ["node", "kubelet", "cadvisor", "kube-state-metrics", "app-frontend", "app-backend", "postgres", "redis"];
 
-export function targetsAnswer(count: number): string {
+/**
+ * `round` moves what changes between two polls of a real server (last scrape times, scrape durations),
+ * keeping the targets and their health, so consecutive polls do not publish identical lines.
+ */
+export function targetsAnswer(count: number, round = 0): string {
   const random = rng(count);
+  const timing = rng(count * 31 + round + 1);
   const activeTargets = new Array(count);
-  const now = Date.parse("2026-11-21T05:00:00Z");
+  const now = Date.parse("2026-11-21T05:00:00Z") + round * 30_000;
   for (let i = 0; i < count; i++) {
     const pool = POOLS[i % POOLS.length] as string;
     const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
@@ -44,8 +49,8 @@ export function targetsAnswer(count: number): string {
       globalUrl: `http://${pod}:${9100 + (i % 7)}/metrics`,
       lastError:
         health === "down" ? `Get "http://${address}/metrics": dial tcp ${address}: connect: connection refused` : "",
-      lastScrape: health === "unknown" ? "0001-01-01T00:00:00Z" : new Date(now - random() * 30_000).toISOString(),
-      lastScrapeDuration: health === "unknown" ? 0 : random() * 0.2,
+      lastScrape: health === "unknown" ? "0001-01-01T00:00:00Z" : new Date(now - timing() * 30_000).toISOString(),
+      lastScrapeDuration: health === "unknown" ? 0 : timing() * 0.2,
       health,
       scrapeInterval: "30s",
       scrapeTimeout: "10s",

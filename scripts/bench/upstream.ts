@@ -1,5 +1,7 @@
 // The benchmark's upstream, in its own process so its memory is not counted as the exporter's:
-// serves generated answers, gzipped when asked (as Prometheus does). Prints its URL when ready.
+// serves generated answers, gzipped when asked (as Prometheus does). Targets answers alternate between
+// two rounds whose scrape times and durations differ, as a real server's do from one poll to the next.
+// Prints its URL when ready.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
@@ -7,15 +9,20 @@ import { gzipSync } from "node:zlib";
 import { targetsAnswer, tsdbAnswer } from "./generate.js";
 
 const { values } = parseArgs({ options: { targets: { type: "string" }, limit: { type: "string" } } });
-const bodies: Record<string, Buffer> = {
-  "/api/v1/targets": Buffer.from(targetsAnswer(Number(values.targets))),
+const rounds = [0, 1].map((round) => ({
+  "/api/v1/targets": Buffer.from(targetsAnswer(Number(values.targets), round)),
   "/api/v1/status/tsdb": Buffer.from(tsdbAnswer(Number(values.limit))),
-};
-const zipped = Object.fromEntries(Object.entries(bodies).map(([k, v]) => [k, gzipSync(v)]));
+}));
+const variants = rounds.map((bodies) => ({
+  plain: bodies as Record<string, Buffer>,
+  gzip: Object.fromEntries(Object.entries(bodies).map(([k, v]) => [k, gzipSync(v)])) as Record<string, Buffer>,
+}));
+let served = 0;
 const server = createServer((req, res) => {
   const path = (req.url ?? "").split("?")[0] as string;
   const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"]));
-  const body = (gzip ? zipped : bodies)[path];
+  const variant = variants[path === "/api/v1/targets" ? served++ % variants.length : 0] as (typeof variants)[number];
+  const body = (gzip ? variant.gzip : variant.plain)[path];
   if (!body) return void res.writeHead(404).end();
   res.writeHead(200, { "content-type": "application/json", ...(gzip ? { "content-encoding": "gzip" } : {}) });
   res.end(body);
