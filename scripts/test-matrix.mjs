@@ -31,6 +31,17 @@ export function dockerfileNodeMajor() {
   return Number(arg);
 }
 
+/** The environment the Dockerfile's runtime stage sets (its ENV lines, `KEY=value` pairs). */
+export function dockerfileEnv() {
+  const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+  const runtime = dockerfile.slice(dockerfile.search(/^FROM\s.*\sAS\s+runtime$/im));
+  const env = {};
+  for (const [, pairs] of runtime.matchAll(/^ENV\s+(.+)$/gm)) {
+    for (const [, key, value] of pairs.matchAll(/(\w+)=(\S+)/g)) env[key] = value;
+  }
+  return env;
+}
+
 /** A node binary of this major: the running one if it matches, else one installed into .runtimes/. */
 export function nodeBinary(major) {
   if (Number(process.versions.node.split(".")[0]) === major) return process.execPath;

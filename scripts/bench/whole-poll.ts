@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
+import { dockerfileEnv, dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
 import { freePort, processCpuMs, processMemoryMiB, startUpstream, threadCpuSampler } from "./processes.js";
 
 export interface WholePollRow {
@@ -21,6 +21,8 @@ export interface WholePollRow {
   ratio: number;
   peakRssMiB: number;
   idleRssMiB: number;
+  /** RSS of the daemon two seconds before a poll: what it holds between polls. */
+  betweenPollsRssMiB: number;
   /** Poll CPU per thread name (the idle twin's subtracted), ms per poll. */
   threads: Record<string, number>;
 }
@@ -56,6 +58,7 @@ async function startDaemon(node: string, dir: string, name: string, url: string,
   const args = ["dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`, ...values["daemon-arg"]];
   const child = spawn(node, args, {
     stdio: "ignore",
+    env: { ...process.env, ...dockerfileEnv() }, // as the image runs it
   });
   return { child, address, pid: child.pid as number };
 }
@@ -102,6 +105,7 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
       ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
     const peakRssMiB = processMemoryMiB(subject.pid, "VmHWM");
     const idleRssMiB = processMemoryMiB(twin.pid, "VmRSS");
+    const betweenPollsRssMiB = processMemoryMiB(subject.pid, "VmRSS");
     // The baseline with the daemons gone, so that nothing else runs while it is measured.
     subject.child.kill("SIGKILL");
     twin.child.kill("SIGKILL");
@@ -115,6 +119,7 @@ async function measure(node: string, targets: number, compression: "gzip" | "non
       ratio: pollCpuMs / parse.ms,
       peakRssMiB,
       idleRssMiB,
+      betweenPollsRssMiB,
       threads,
     };
   } finally {
