@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { parseArgs, promisify } from "node:util";
 import { dockerfileEnv, dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
+import { goalsTable } from "./goals.js";
 import type { GroupsRow } from "./groups.js";
 import type { SizingRow } from "./sizing.js";
 import type { StageRow } from "./stages.js";
@@ -103,6 +104,27 @@ async function main() {
     `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench\` on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB,`,
     `Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s. Every figure is compared with a baseline measured in the same process`,
     "and run; ratios are exporter ÷ baseline (lower is better, except throughput).",
+    "",
+    "## The goals of issue 12, in this run",
+    "",
+    "At the whole-poll's target count; README.md (Performance) says what stands behind the misses.",
+    "",
+    ...goalsTable({
+      whole: whole.rows,
+      stages: stages.rows,
+      scrapes: results.flatMap((r) =>
+        (["plain", "gzip"] as const).map((encoding) => ({
+          targets: r.targets,
+          encoding,
+          bareP50: r.scrape[encoding].bare.p50,
+          exporterP50: r.scrape[encoding].exporter.p50,
+          ratio: r.scrape[encoding].p50Ratio,
+        })),
+      ),
+      loopMaxMs: results.flatMap((r) => [r.ingest.loopMaxMs, r.scrape.loopMaxMs]),
+      expositionBytes: results.find((r) => r.targets === whole.rows[0]?.targets)?.scrape.bodyBytes.plain ?? Number.NaN,
+      watched: watched.rows,
+    }),
     "",
     "## What a poll costs: the whole daemon, per poll cycle",
     "",
