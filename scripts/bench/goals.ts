@@ -28,9 +28,11 @@ const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
 const x = (ratio: number) => `${ratio.toFixed(2)}x`;
 const status = (met: boolean) => (met ? "met" : "**missed**");
 
+/** How the answer came over the wire, as the tables say it. */
+export const wireName = (r: WholePollRow) => (r.compression === "gzip" ? "gzip" : "plain");
+
 export function goalsTable(input: GoalInputs): string[] {
   const { whole, stages, scrapes, watched } = input;
-  const wire = (r: WholePollRow) => (r.compression === "gzip" ? "gzip" : "plain");
   const stage = (name: string) => stages.find((s) => s.stage === name)?.cpuMs ?? Number.NaN;
   const parse = stage("JSON.parse (the baseline)");
   const scanOnly = stage("scan only");
@@ -38,25 +40,26 @@ export function goalsTable(input: GoalInputs): string[] {
   const cpuMet = whole.every((r) => r.ratio <= 2);
   const cpuFigure = whole
     .map(
-      (r) => `${x(r.ratio)} ${wire(r)} (${r.pollCpuMs.toFixed(0)} ms per poll against ${r.jsonParseCpuMs.toFixed(0)})`,
+      (r) =>
+        `${x(r.ratio)} ${wireName(r)} (${r.pollCpuMs.toFixed(0)} ms per poll against ${r.jsonParseCpuMs.toFixed(0)})`,
     )
     .join(", ");
   const threads = whole
     .map((r) => {
       const t = (name: string) => r.threads[name] ?? 0;
-      return `${wire(r)}: decoder thread ${t("WorkerThread")} ms, V8's helper threads (GC) ${t("V8Worker")} ms, main thread ${t("MainThread")} ms, thread pool ${t("libuv-worker")} ms`;
+      return `${wireName(r)}: decoder thread ${t("WorkerThread")} ms, V8's helper threads (GC) ${t("V8Worker")} ms, main thread ${t("MainThread")} ms, thread pool ${t("libuv-worker")} ms`;
     })
     .join("; ");
   const cpuWhy = `${threads}. In one process, scanning alone is ${x(scanOnly / parse)} a JSON.parse, summarising the targets ${x((stage("scan and summarise") - scanOnly) / parse)}, writing the lines ${x(stage("render lines") / parse)}`;
 
   const peakMet = whole.every((r) => r.peakRssMiB * MIB <= 250e6);
-  const peakFigure = whole.map((r) => `${r.peakRssMiB} MiB ${wire(r)}`).join(", ");
+  const peakFigure = whole.map((r) => `${r.peakRssMiB} MiB ${wireName(r)}`).join(", ");
   const answer = whole[0]?.answerBytes ?? 0;
   const idle = Math.max(...whole.map((r) => r.idleRssMiB));
   const peakWhy = `the ${mb(answer)} MB answer is whole in memory while the decoder's heap, the new lines (${mb(input.expositionBytes)} MB) and the exposition still served coexist, on top of ${idle} MiB for an idle daemon`;
 
   const betweenMet = whole.every((r) => r.betweenPollsRssMiB <= 1.5 * r.idleRssMiB);
-  const betweenFigure = whole.map((r) => `${r.betweenPollsRssMiB} MiB ${wire(r)}`).join(", ");
+  const betweenFigure = whole.map((r) => `${r.betweenPollsRssMiB} MiB ${wireName(r)}`).join(", ");
   const betweenWhy = `it holds the published exposition (${mb(input.expositionBytes)} MB of text and its gzip) and memory it freed but did not give back to the system`;
 
   const worstScrape = scrapes.reduce((a, b) => (b.ratio > a.ratio ? b : a));

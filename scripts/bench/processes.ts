@@ -19,11 +19,18 @@ export function startUpstream(targets: number, limit = 10): Promise<{ url: strin
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+/** The name and utime + stime (ms) in a /proc stat line, of a process or of one of its threads. */
+function readStat(path: string): { name: string; cpuMs: number } {
+  const stat = readFileSync(path, "utf8");
+  const close = stat.lastIndexOf(")"); // the name may hold spaces and parentheses
+  const fields = stat.slice(close + 2).split(" ");
+  const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  return { name: stat.slice(stat.indexOf("(") + 1, close), cpuMs };
+}
+
 /** utime + stime of the whole process (every thread, ended ones included), in ms. */
 export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  return readStat(`/proc/${pid}/stat`).cpuMs;
 }
 
 /** A memory figure of /proc/<pid>/status (VmHWM: peak RSS, VmRSS: current), in MiB. */
@@ -50,12 +57,9 @@ export function threadCpuSampler(pid: number): { stop(): Map<string, number> } {
     }
     for (const tid of tids) {
       try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-        if (!first.has(tid)) first.set(tid, initial ? ms : 0);
-        last.set(tid, { name, ms });
+        const { name, cpuMs } = readStat(`/proc/${pid}/task/${tid}/stat`);
+        if (!first.has(tid)) first.set(tid, initial ? cpuMs : 0);
+        last.set(tid, { name, ms: cpuMs });
       } catch {
         // the thread ended between the listing and the read
       }

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { parseArgs, promisify } from "node:util";
 import { dockerfileEnv, dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
-import { goalsTable } from "./goals.js";
+import { goalsTable, wireName } from "./goals.js";
 import type { GroupsRow } from "./groups.js";
 import type { SizingRow } from "./sizing.js";
 import type { StageRow } from "./stages.js";
@@ -140,7 +140,7 @@ async function main() {
     "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ...whole.rows.map(
       (r) =>
-        `| ${r.targets} | ${r.compression === "gzip" ? "gzip" : "plain"} | ${mb(r.answerBytes)} | ${r.jsonParseCpuMs.toFixed(0)} | ${r.pollCpuMs.toFixed(0)} | **${r.ratio.toFixed(2)}x** | ${r.peakRssMiB} | ${r.betweenPollsRssMiB} | ${r.idleRssMiB} |`,
+        `| ${r.targets} | ${wireName(r)} | ${mb(r.answerBytes)} | ${r.jsonParseCpuMs.toFixed(0)} | ${r.pollCpuMs.toFixed(0)} | **${r.ratio.toFixed(2)}x** | ${r.peakRssMiB} | ${r.betweenPollsRssMiB} | ${r.idleRssMiB} |`,
     ),
     "",
     "The same poll CPU by thread (ms per poll; Node's and V8's thread names): MainThread (fetch, assembly,",
@@ -156,7 +156,7 @@ async function main() {
         .filter(([name]) => !named.includes(name))
         .reduce((n, [, ms]) => n + ms, 0);
       const cells = named.map((name) => r.threads[name] ?? 0);
-      return `| ${r.targets} | ${r.compression === "gzip" ? "gzip" : "plain"} | ${cells.join(" | ")} | ${other} |`;
+      return `| ${r.targets} | ${wireName(r)} | ${cells.join(" | ")} | ${other} |`;
     }),
     "",
     `## The stages of a poll at ${stages.targets} targets`,

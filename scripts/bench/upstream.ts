@@ -9,14 +9,14 @@ import { gzipSync } from "node:zlib";
 import { targetsAnswer, tsdbAnswer } from "./generate.js";
 
 const { values } = parseArgs({ options: { targets: { type: "string" }, limit: { type: "string" } } });
-const rounds = [0, 1].map((round) => ({
-  "/api/v1/targets": Buffer.from(targetsAnswer(Number(values.targets), round)),
-  "/api/v1/status/tsdb": Buffer.from(tsdbAnswer(Number(values.limit))),
-}));
-const variants = rounds.map((bodies) => ({
-  plain: bodies as Record<string, Buffer>,
-  gzip: Object.fromEntries(Object.entries(bodies).map(([k, v]) => [k, gzipSync(v)])) as Record<string, Buffer>,
-}));
+const variants = [0, 1].map((round) => {
+  const plain: Record<string, Buffer> = {
+    "/api/v1/targets": Buffer.from(targetsAnswer(Number(values.targets), round)),
+    "/api/v1/status/tsdb": Buffer.from(tsdbAnswer(Number(values.limit))),
+  };
+  const gzip = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, gzipSync(v)]));
+  return { plain, gzip };
+});
 let served = 0;
 const server = createServer((req, res) => {
   const path = (req.url ?? "").split("?")[0] as string;
