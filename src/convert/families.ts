@@ -26,6 +26,12 @@ export const POLL = {
     ["endpoint", "reason"],
     "counter",
   ),
+  fallbacks: family(
+    "promstatus_poll_fallback_decodes_total",
+    "Polls of the endpoint whose answer its fast reader left to the full JSON parser, at about twice the CPU.",
+    ["endpoint"],
+    "counter",
+  ),
 } as const;
 
 export const TSDB = {

@@ -20,8 +20,10 @@ export type PollOutcome =
       notice?: string;
       /** What replicas are compared by, for a source in a group. */
       facts?: ReplicaFacts;
+      /** The answer went to the reference path, which the endpoint's fast reader left it to. */
+      fallback?: boolean;
     }
-  | { ok: false; error: PollError; durationSeconds: number; finishedAt: number };
+  | { ok: false; error: PollError; durationSeconds: number; finishedAt: number; fallback?: boolean };
 
 /** Fetches, validates, converts and renders one endpoint of one source. Never throws. */
 export async function pollEndpoint(
@@ -33,6 +35,7 @@ export async function pollEndpoint(
   const labelPrefix = sourceLabelPrefix(source);
   const started = performance.now();
   const finish = () => ({ durationSeconds: (performance.now() - started) / 1000, finishedAt: Date.now() / 1000 });
+  let fallback = false;
   try {
     const { body, encoding, statusCode } = await fetchBody(source.url + spec.path, {
       timeoutMs: source.timeoutMs,
@@ -54,10 +57,11 @@ export async function pollEndpoint(
         maxBytes: source.maxResponseBytes,
       },
     });
+    fallback = result.fallback === true;
     if (!result.ok) throw new PollError(result.reason, result.message);
     const { families, series, facts } = result;
     const received = { statusCode, bytes: body.length, encoding };
-    return { ok: true, families, series, received, ...(facts ? { facts } : {}), ...finish() };
+    return { ok: true, families, series, received, ...(facts ? { facts } : {}), fallback, ...finish() };
   } catch (error) {
     const pollError = error instanceof PollError ? error : new PollError("connection", String(error));
     const recognised = spec.recognise?.(pollError);
@@ -65,6 +69,6 @@ export async function pollEndpoint(
       const { samples, notice } = recognised;
       return { ok: true, families: renderSampleSet(samples, labelPrefix), series: samples.size, notice, ...finish() };
     }
-    return { ok: false, error: pollError, ...finish() };
+    return { ok: false, error: pollError, fallback, ...finish() };
   }
 }

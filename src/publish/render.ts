@@ -1,6 +1,7 @@
 import { GROUP_FAMILIES, POLL, SOURCE_FAMILIES } from "../convert/families.js";
 import type { Sample } from "../convert/samples.js";
 import type { RenderedFamilies } from "../poll/decode.js";
+import { ENDPOINTS } from "../poll/endpoints.js";
 import type { SourceState } from "./source-state.js";
 import { familyHeader, renderSamples, sourceLabelPrefix } from "./text-format.js";
 
@@ -32,6 +33,9 @@ export function assembleExposition(
       }
       for (const [reason, n] of state.failures) {
         poll.get(POLL.failures.name)?.push({ labels: { endpoint, reason }, value: n });
+      }
+      if (ENDPOINTS[endpoint].fast) {
+        poll.get(POLL.fallbacks.name)?.push({ labels: { endpoint }, value: state.fallbacks });
       }
       for (const [name, lines] of state.families ?? []) add(name, lines);
     }

@@ -16,6 +16,8 @@ export interface EndpointState {
   /** Why the last poll failed; undefined after a success. */
   lastError: { reason: FailureReason; message: string } | undefined;
   failures: Map<FailureReason, number>;
+  /** Polls so far whose answer the endpoint's fast reader left to the reference path. */
+  fallbacks: number;
   /** Rendered series of the last poll if it succeeded; a failed poll clears them so nothing stale is served. */
   families: RenderedFamilies | undefined;
   /** What replicas are compared by, from the last poll if it succeeded (grouped sources only). */
@@ -47,6 +49,7 @@ function keepUnchanged(previous: RenderedFamilies | undefined, next: RenderedFam
 /** The next state of an endpoint after a poll: replaces the data wholesale, never merges it. */
 export function applyOutcome(previous: EndpointState | undefined, outcome: PollOutcome): EndpointState {
   const failures = previous?.failures ?? new Map(FAILURE_REASONS.map((r) => [r, 0]));
+  const fallbacks = (previous?.fallbacks ?? 0) + (outcome.fallback ? 1 : 0);
   if (outcome.ok) {
     return {
       up: 1,
@@ -56,6 +59,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       series: outcome.series,
       lastError: undefined,
       failures,
+      fallbacks,
       families: keepUnchanged(previous?.families, outcome.families),
       facts: outcome.facts,
     };
@@ -71,6 +75,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     series: 0,
     lastError: { reason, message: outcome.error.message },
     failures: next,
+    fallbacks,
     families: undefined,
     facts: undefined,
   };

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { targetsAnswer } from "../../scripts/bench/generate.js";
+import { referencePathTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
 import { decodeAnswer } from "../../src/poll/decode.js";
 import { decodePool } from "../../src/poll/decode-pool.js";
 import { pollEndpoint } from "../../src/poll/poll-endpoint.js";
@@ -324,6 +324,24 @@ describe("pollEndpoint at scale", () => {
     // Small families come back too: their buffers were slices of Node's shared pool in the worker,
     // which Node.js 21+ refuses to transfer (this failed on the image's Node.js before).
     expect(outcome.families.some(([, lines]) => lines.byteLength > 0 && lines.byteLength < 4096)).toBe(true);
+  });
+
+  it("says when the targets' fast reader left an answer to the reference path, and only then", async () => {
+    const answers = [targetsAnswer(50), referencePathTargetsAnswer(50), '{"status":"success","data":'];
+    let served = 0;
+    const up = await serve((_req, res) => res.writeHead(200).end(answers[served++]));
+    const polls = [];
+    for (let i = 0; i < answers.length; i++) polls.push(await pollEndpoint(sourceConfig({ url: up.url }), "targets"));
+    // Read by the fast path; decoded by the reference path (a duplicate key); invalid, failed there.
+    expect(polls.map((o) => [o.ok, o.fallback])).toEqual([
+      [true, false],
+      [true, true],
+      [false, true],
+    ]);
+    await up.close();
+    const tsdb = await serve((_req, res) => res.writeHead(200).end(fixtureText("upstream/prometheus-tsdb.json")));
+    const outcome = await pollEndpoint(sourceConfig({ url: tsdb.url }), "tsdb");
+    expect([outcome.ok, outcome.fallback]).toEqual([true, false]); // no fast reader: nothing to fall back from
   });
 
   it("asks for every state on every poll, so a 2.47-3.x server's dropped counts never flap", async () => {

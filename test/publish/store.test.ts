@@ -113,6 +113,21 @@ describe("SourceStore", () => {
     expect(valueIn(text, "promstatus_up", { source: "a", endpoint: "tsdb" })).toBe(1);
   });
 
+  it("counts the polls whose answer went to the reference path, for endpoints with a fast reader only", async () => {
+    const store = twoSources();
+    store.record(A, "targets", { ...ok(targets("x:1")), fallback: true });
+    store.record(A, "targets", ok(targets("x:1")));
+    store.record(A, "targets", { ...failed("invalid_json"), fallback: true });
+    store.record(A, "tsdb", ok(head(1)));
+    store.record(B, "targets", ok(targets("y:1"), B));
+    const text = textOf(store);
+    expect(valueIn(text, "promstatus_poll_fallback_decodes_total", { source: "a", endpoint: "targets" })).toBe(2);
+    expect(valueIn(text, "promstatus_poll_fallback_decodes_total", { source: "b", endpoint: "targets" })).toBe(0);
+    expect(samplesOf(text, "promstatus_poll_fallback_decodes_total", { endpoint: "tsdb" })).toEqual([]);
+    expect(text).toContain("# TYPE promstatus_poll_fallback_decodes_total counter");
+    expect(promtoolCheckMetrics(text).status).toBe(0);
+  });
+
   it("serves nothing for a source before its first poll", async () => {
     const text = textOf(twoSources());
     expect(samplesOf(text, "promstatus_up")).toEqual([]);
