@@ -73,18 +73,25 @@ type Bytes = Buffer & {
   utf8Slice(start: number, end: number): string;
 };
 
-/** The last string read from the same field, reused when the next one has the same bytes (pools, intervals). */
+/**
+ * The last string read from the same field, reused when the next one has the same bytes (pools,
+ * intervals). Its bytes are a copy: the chunk it was read from is gone by the next target.
+ */
 interface Remembered {
-  start: number;
-  end: number;
+  bytes: Buffer;
   text: string;
 }
-const remembered = (): Remembered => ({ start: 0, end: 0, text: "" });
+const remembered = (): Remembered => ({ bytes: Buffer.alloc(0), text: "" });
 
 const HEALTHS = ["up", "down", "unknown"].map((h) => ({ bytes: Buffer.from(h), text: h }));
 
+/**
+ * Reads JSON values from a buffer, one value per call: the positions are absolute in the buffer it is
+ * given, so the streaming reader below can point it at a chunk or at its carry.
+ */
 class Scanner {
-  private p = 0;
+  b: Bytes = Buffer.alloc(0) as Bytes;
+  p = 0;
   /** Where the last key's or string's bytes start and end (the quotes excluded). */
   private start = 0;
   private end = 0;
@@ -96,70 +103,27 @@ class Scanner {
   private readonly timeout = remembered();
 
   constructor(
-    private readonly b: Bytes,
     private readonly labelKeys: KeySet,
     private readonly labelNames: readonly string[],
-    /** Takes each active target as it is read; they are then not kept in the result. */
-    private readonly onTarget: ((target: ActiveTarget) => void) | undefined,
   ) {}
 
-  answer(): TargetsResponse {
-    let status = false;
-    let data: TargetsResponse["data"] | undefined;
-    if (this.enterObject())
-      do {
-        const k = this.key(TOP);
-        if (k === 0) {
-          if (status || !this.stringIs(SUCCESS)) giveUp();
-          status = true;
-        } else if (k === 1) {
-          if (data !== undefined) giveUp();
-          data = this.data();
-        } else this.skipValue();
-      } while (this.nextMember());
-    this.skipWhitespace();
-    if (this.p !== this.b.length || !status || data === undefined) giveUp();
-    return { status: "success", data: data as TargetsResponse["data"] };
+  /** An element of activeTargets: the target, or undefined for an element that is not an object. */
+  activeTarget(): ActiveTarget | undefined {
+    if (this.peek() === OPEN_OBJECT) return this.target();
+    this.skipValue();
+    return undefined;
   }
 
-  private data(): TargetsResponse["data"] {
-    let active: ActiveTarget[] | undefined;
-    let dropped: { scrapePool: string }[] | undefined;
-    let counts: Record<string, number> | null | undefined;
-    let seen = 0;
-    if (this.enterObject())
-      do {
-        const k = this.key(DATA);
-        if (k < 0) {
-          this.skipValue();
-          continue;
-        }
-        if (seen & (1 << k)) giveUp();
-        seen |= 1 << k;
-        if (this.null()) {
-          if (k === 2) counts = null;
-        } else if (k === 0) {
-          active = [];
-          if (this.enterArray())
-            do {
-              // What is not an object is no target (the reference drops it too).
-              if (this.peek() !== OPEN_OBJECT) this.skipValue();
-              else if (this.onTarget) this.onTarget(this.target());
-              else active.push(this.target());
-            } while (this.nextElement());
-        } else if (k === 1) {
-          dropped = [];
-          if (this.enterArray())
-            do dropped.push(this.droppedTarget());
-            while (this.nextElement());
-        } else counts = this.counts();
-      } while (this.nextMember());
-    return {
-      activeTargets: active ?? [],
-      // Only read when the server does not count them itself.
-      droppedTargets: counts ? [] : (dropped ?? []),
-      ...(counts !== undefined ? { droppedTargetCounts: counts } : {}),
-    };
+  /** The index of the key in `keys` (-1 for another key), its colon left to the caller. */
+  keyOnly(keys: KeySet): number {
+    if (this.peek() !== QUOTE) giveUp();
+    this.skipString();
+    return this.escaped ? keys.names.indexOf(this.decodeLast()) : keys.find(this.b, this.start, this.end);
+  }
+
+  /** Whether the value is the string "success", as written by Prometheus (no escapes). */
+  isSuccess(): boolean {
+    return this.stringIs(SUCCESS);
   }
 
   private target(): ActiveTarget {
@@ -215,7 +179,7 @@ class Scanner {
   }
 
   /** A dropped target's pool, as convert/targets.ts (droppedTargetPool) reads it from a whole element. */
-  private droppedTarget(): { scrapePool: string } {
+  droppedTarget(): { scrapePool: string } {
     let pool: string | undefined;
     let job: string | undefined;
     let seen = 0;
@@ -246,7 +210,7 @@ class Scanner {
     return { scrapePool: pool ?? job ?? "" };
   }
 
-  private counts(): Record<string, number> {
+  counts(): Record<string, number> {
     const counts: Record<string, number> = {};
     if (this.enterObject())
       do {
@@ -321,7 +285,7 @@ class Scanner {
     return k;
   }
 
-  private null(): boolean {
+  null(): boolean {
     if (this.peek() !== 0x6e) return false;
     this.literal("null");
     return true;
@@ -333,8 +297,7 @@ class Scanner {
     if (this.start === this.end) return "";
     if (same === undefined) return this.decodeLast();
     if (!this.escaped && this.sameBytes(same)) return same.text;
-    same.start = this.start;
-    same.end = this.end;
+    same.bytes = Buffer.from(this.b.subarray(this.start, this.end));
     same.text = this.decodeLast();
     return same.text;
   }
@@ -348,9 +311,11 @@ class Scanner {
 
   private sameBytes(same: Remembered): boolean {
     const length = this.end - this.start;
-    if (same.end - same.start !== length || same.text === "") return false;
+    const kept = same.bytes;
+    if (kept.length !== length || same.text === "") return false;
     const b = this.b;
-    for (let i = 0; i < length; i++) if (b[same.start + i] !== b[this.start + i]) return false;
+    const start = this.start;
+    for (let i = 0; i < length; i++) if (kept[i] !== b[start + i]) return false;
     return true;
   }
 
@@ -449,7 +414,7 @@ class Scanner {
   }
 
   /** Checks and moves past any value. */
-  private skipValue(): void {
+  skipValue(): void {
     const c = this.peek();
     if (c === QUOTE) this.skipString();
     else if (c === OPEN_OBJECT) {
@@ -475,22 +440,388 @@ export function labelNamesRead(extra: readonly { from: string }[]): string[] {
   return [...new Set(["job", "instance", ...extra.map((l) => l.from)])].filter((n) => n !== "__proto__");
 }
 
+// --- The answer's skeleton, read as it streams ---
+//
+// An answer is `{"status":…,"data":{"activeTargets":[…],"droppedTargets":[…],"droppedTargetCounts":…}}`
+// in any key order. The reader walks that skeleton byte by byte and hands each whole value in it (a key,
+// a target, a dropped target, the counts, anything unknown) to the scanner. A value cut by the end of a
+// chunk is carried over: only its bytes are copied, never the answer's, and a value larger than
+// MAX_VALUE_BYTES gives up (the reference path, with its own budget, then decides).
+
+/** A value larger than this (a single target, or a member nobody reads) is not streamed. */
+export const MAX_VALUE_BYTES = 16 * 2 ** 20;
+
+/** Where the reader is in the skeleton. */
+enum Level {
+  BeforeTop,
+  Top,
+  Data,
+  Active,
+  Dropped,
+  AfterTop,
+}
+
+/** What the reader expects next at its level. */
+enum Expect {
+  KeyOrClose,
+  Key,
+  Colon,
+  Value,
+  CommaOrClose,
+  ElementOrClose,
+  Element,
+}
+
+/** Where a value ends, found without checking it: the scanner checks a value once it is whole. */
+class ValueEnd {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private scalar = false;
+
+  /** Starts at a value's first byte. */
+  reset(first: number): void {
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+    this.scalar = first !== QUOTE && first !== OPEN_OBJECT && first !== OPEN_ARRAY;
+  }
+
+  /** The index just past the value's end in b[from, to), or -1 if it goes on; resumable. */
+  find(b: Uint8Array, from: number, to: number): number {
+    if (this.scalar) {
+      for (let p = from; p < to; p++) {
+        const c = b[p] as number;
+        if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isWhitespace(c)) return p;
+      }
+      return -1;
+    }
+    let { depth, inString, escaped } = this;
+    for (let p = from; p < to; p++) {
+      const c = b[p] as number;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) {
+          inString = false;
+          if (depth === 0) return p + 1;
+        }
+      } else if (c === QUOTE) inString = true;
+      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        if (--depth === 0) return p + 1;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return -1;
+  }
+}
+
+/** What a whole value in the skeleton is read as. */
+enum Read {
+  TopKey,
+  DataKey,
+  Status,
+  Skip,
+  Null,
+  Counts,
+  Target,
+  DroppedTarget,
+}
+
+const isNumberStart = (c: number) => c === 0x2d || isDigit(c);
+
 /**
- * A targets answer as the schema would give it, for the parts the conversion reads; undefined when the
- * answer is not in the plain shape the scanner handles (the reference path then decides). With
- * `onTarget`, each active target goes there as it is read and `activeTargets` comes back empty: a
- * caller that gets undefined must discard what it was handed.
+ * A targets answer read chunk by chunk, as the schema would give it for the parts the conversion
+ * reads; it gives up (result undefined) on anything not in the plain shape it handles, and the
+ * reference path then decides. Active targets go to `onTarget` as they are read and are not kept.
+ */
+export class TargetsAnswerReader {
+  private readonly scanner: Scanner;
+  private level = Level.BeforeTop;
+  private expect = Expect.Value;
+  /** The key whose value comes next, at the top or in data (-1: a key nobody reads). */
+  private key = -1;
+  private topSeen = 0;
+  private dataSeen = 0;
+  private status = false;
+  private dropped: { scrapePool: string }[] | undefined;
+  private counts: Record<string, number> | null | undefined;
+  /** The bytes of a value cut by a chunk's end, and how the value is to be read once whole. */
+  private carry = Buffer.alloc(0);
+  private carried = 0;
+  private carriedRead = Read.Skip;
+  private readonly valueEnd = new ValueEnd();
+  private failed = false;
+
+  constructor(
+    labelNames: readonly string[],
+    private readonly onTarget: (target: ActiveTarget) => void,
+    private readonly maxValueBytes = MAX_VALUE_BYTES,
+  ) {
+    this.scanner = new Scanner(new KeySet(labelNames), labelNames);
+  }
+
+  /** Whether the reader has given up (further chunks are ignored). */
+  get gaveUp(): boolean {
+    return this.failed;
+  }
+
+  /** Reads the next chunk; false once the reader has given up. */
+  write(chunk: Uint8Array): boolean {
+    if (this.failed) return false;
+    const b = (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) as Bytes;
+    try {
+      let p = 0;
+      if (this.carried > 0) p = this.continueCarried(b);
+      if (p >= 0) this.walk(b, p);
+    } catch {
+      // GiveUp, or anything else (a stack overflow on absurd nesting): the reference path decides.
+      this.failed = true;
+    }
+    return !this.failed;
+  }
+
+  /** The answer once the last chunk was read, or undefined if the reader gave up. */
+  end(): TargetsResponse | undefined {
+    // An answer that ends inside a value is cut short (not even a number can end a valid answer).
+    if (this.failed || this.carried > 0 || this.level !== Level.AfterTop || !this.status || !(this.topSeen & 2)) {
+      this.failed = true;
+      return undefined;
+    }
+    const counts = this.counts;
+    return {
+      status: "success",
+      data: {
+        activeTargets: [],
+        // Only read when the server does not count them itself.
+        droppedTargets: counts ? [] : (this.dropped ?? []),
+        ...(counts !== undefined ? { droppedTargetCounts: counts } : {}),
+      },
+    };
+  }
+
+  /** The skeleton from b[p]: punctuation here, whole values to the scanner. */
+  private walk(b: Bytes, from: number): void {
+    const n = b.length;
+    let p = from;
+    for (;;) {
+      while (p < n && isWhitespace(b[p] as number)) p++;
+      if (p >= n) return;
+      if (this.level === Level.AfterTop) giveUp(); // nothing but whitespace after the answer
+      const c = b[p] as number;
+      const inArray = this.level === Level.Active || this.level === Level.Dropped;
+      switch (this.expect) {
+        case Expect.Value:
+          p = this.value(b, p, c);
+          break;
+        case Expect.KeyOrClose:
+          if (c === CLOSE_OBJECT) {
+            p++;
+            this.close();
+            break;
+          }
+          p = this.whole(b, p, this.level === Level.Top ? Read.TopKey : Read.DataKey);
+          break;
+        case Expect.Key:
+          p = this.whole(b, p, this.level === Level.Top ? Read.TopKey : Read.DataKey);
+          break;
+        case Expect.Colon:
+          if (c !== COLON) giveUp();
+          p++;
+          this.expect = Expect.Value;
+          break;
+        case Expect.CommaOrClose:
+          p++;
+          if (c === COMMA) this.expect = inArray ? Expect.Element : Expect.Key;
+          else if (c === (inArray ? CLOSE_ARRAY : CLOSE_OBJECT)) this.close();
+          else giveUp();
+          break;
+        case Expect.ElementOrClose:
+          if (c === CLOSE_ARRAY) {
+            p++;
+            this.close();
+            break;
+          }
+          p = this.whole(b, p, this.level === Level.Active ? Read.Target : Read.DroppedTarget);
+          break;
+        case Expect.Element:
+          p = this.whole(b, p, this.level === Level.Active ? Read.Target : Read.DroppedTarget);
+          break;
+      }
+      if (p < 0) return; // the rest of the chunk is carried
+    }
+  }
+
+  /** A member's value (or the answer itself): a container the skeleton enters, or a whole value. */
+  private value(b: Bytes, p: number, c: number): number {
+    const k = this.key;
+    if (this.level === Level.BeforeTop) return this.enter(c, OPEN_OBJECT, Level.Top, p);
+    if (this.level === Level.Top) {
+      if (k === 0) return this.whole(b, p, Read.Status);
+      if (k === 1) return this.enter(c, OPEN_OBJECT, Level.Data, p);
+      return this.whole(b, p, Read.Skip);
+    }
+    if (k < 0) return this.whole(b, p, Read.Skip);
+    if (c === 0x6e) return this.whole(b, p, Read.Null);
+    if (k === 0) return this.enter(c, OPEN_ARRAY, Level.Active, p);
+    if (k === 1) {
+      this.dropped = [];
+      return this.enter(c, OPEN_ARRAY, Level.Dropped, p);
+    }
+    return this.whole(b, p, Read.Counts);
+  }
+
+  private enter(c: number, open: number, level: Level, p: number): number {
+    if (c !== open) giveUp();
+    this.level = level;
+    this.expect = open === OPEN_OBJECT ? Expect.KeyOrClose : Expect.ElementOrClose;
+    return p + 1;
+  }
+
+  private close(): void {
+    if (this.level === Level.Active || this.level === Level.Dropped) this.level = Level.Data;
+    else this.level = this.level === Level.Data ? Level.Top : Level.AfterTop;
+    this.expect = Expect.CommaOrClose;
+  }
+
+  /**
+   * Reads the whole value at b[p] and moves past it; -1 when the chunk ends inside it (its bytes are
+   * carried). A number that reaches the chunk's end may go on in the next one, so it is carried too.
+   */
+  private whole(b: Bytes, p: number, read: Read): number {
+    const s = this.scanner;
+    const first = b[p] as number;
+    s.b = b;
+    s.p = p;
+    let value: unknown;
+    let whole = false;
+    try {
+      value = this.read(read);
+      whole = s.p < b.length || !isNumberStart(first);
+    } catch {
+      // Invalid, or cut by the chunk's end: which one, the value's end tells.
+    }
+    if (whole) {
+      this.apply(read, value);
+      return s.p;
+    }
+    this.valueEnd.reset(first);
+    if (this.valueEnd.find(b, p, b.length) >= 0) giveUp();
+    this.carried = 0;
+    this.append(b, p, b.length);
+    this.carriedRead = read;
+    return -1;
+  }
+
+  /** Adds the new chunk's bytes to the carried value; where the chunk goes on after it, or -1. */
+  private continueCarried(b: Bytes): number {
+    const end = this.valueEnd.find(b, 0, b.length);
+    this.append(b, 0, end < 0 ? b.length : end);
+    if (end < 0) return -1;
+    const s = this.scanner;
+    const carry = this.carry.subarray(0, this.carried) as Bytes;
+    s.b = carry;
+    s.p = 0;
+    this.apply(this.carriedRead, this.read(this.carriedRead));
+    if (s.p !== carry.length) giveUp();
+    this.carried = 0;
+    if (this.carry.length > CARRY_KEPT) this.carry = Buffer.alloc(0); // a large carry is not kept between values
+    return end;
+  }
+
+  private append(b: Uint8Array, from: number, to: number): void {
+    const length = to - from;
+    if (this.carried + length > this.maxValueBytes) giveUp();
+    if (this.carried + length > this.carry.length) {
+      const size = Math.min(this.maxValueBytes, Math.max(2 * this.carry.length, this.carried + length, 4096));
+      const grown = Buffer.allocUnsafe(size);
+      this.carry.copy(grown, 0, 0, this.carried);
+      this.carry = grown;
+    }
+    this.carry.set(b.subarray(from, to), this.carried);
+    this.carried += length;
+  }
+
+  private read(read: Read): unknown {
+    const s = this.scanner;
+    switch (read) {
+      case Read.TopKey:
+        return s.keyOnly(TOP);
+      case Read.DataKey:
+        return s.keyOnly(DATA);
+      case Read.Status:
+        return s.isSuccess();
+      case Read.Null:
+        return s.null();
+      case Read.Counts:
+        return s.counts();
+      case Read.Target:
+        return s.activeTarget();
+      case Read.DroppedTarget:
+        return s.droppedTarget();
+      default:
+        s.skipValue();
+        return undefined;
+    }
+  }
+
+  private apply(read: Read, value: unknown): void {
+    this.expect = Expect.CommaOrClose;
+    switch (read) {
+      case Read.TopKey:
+      case Read.DataKey: {
+        const k = value as number;
+        if (k >= 0) {
+          const bit = 1 << k;
+          const seen = read === Read.TopKey ? this.topSeen : this.dataSeen;
+          if (seen & bit) giveUp(); // a duplicate key: JSON.parse keeps the last, left to the reference
+          if (read === Read.TopKey) this.topSeen |= bit;
+          else this.dataSeen |= bit;
+        }
+        this.key = k;
+        this.expect = Expect.Colon;
+        return;
+      }
+      case Read.Status:
+        if (value !== true) giveUp();
+        this.status = true;
+        return;
+      case Read.Null:
+        if (this.key === 2) this.counts = null;
+        return;
+      case Read.Counts:
+        this.counts = value as Record<string, number>;
+        return;
+      case Read.Target:
+        if (value !== undefined) this.onTarget(value as ActiveTarget);
+        return;
+      case Read.DroppedTarget:
+        this.dropped?.push(value as { scrapePool: string });
+        return;
+    }
+  }
+}
+
+/** A carry that grew past this for one large value is let go rather than kept for the next. */
+const CARRY_KEPT = 64 * 1024;
+
+/**
+ * A whole targets answer, read as one chunk: the same reader as a streamed one. Undefined when the
+ * answer is not in the plain shape the reader handles (the reference path then decides). Without
+ * `onTarget` the active targets come back in the result.
  */
 export function scanTargetsAnswer(
   bytes: Uint8Array,
   labelNames: readonly string[],
   onTarget?: (target: ActiveTarget) => void,
 ): TargetsResponse | undefined {
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  try {
-    return new Scanner(buffer as Bytes, new KeySet(labelNames), labelNames, onTarget).answer();
-  } catch {
-    // GiveUp, or anything else (a stack overflow on absurd nesting): the reference path decides.
-    return undefined;
-  }
+  const active: ActiveTarget[] = [];
+  const reader = new TargetsAnswerReader(labelNames, onTarget ?? ((t) => active.push(t)));
+  reader.write(bytes);
+  const answer = reader.end();
+  if (answer && !onTarget) answer.data.activeTargets = active;
+  return answer;
 }

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { leanTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
 import { type DecodeOptions, type DecodeResult, decodeAnswer } from "../../src/poll/decode.js";
 import { decodeTargetsFast } from "../../src/poll/targets-fast-path.js";
-import { scanTargetsAnswer } from "../../src/upstream/targets-scanner.js";
+import type { ActiveTarget } from "../../src/upstream/payloads.js";
+import { scanTargetsAnswer, TargetsAnswerReader } from "../../src/upstream/targets-scanner.js";
 import { fixtureText } from "../helpers/fixtures.js";
 import { prometheus3Targets } from "../helpers/prometheus-3-targets.js";
 
@@ -440,5 +441,103 @@ describe("targets scanner: extremes", () => {
         ?.labels,
     );
     expectSameOutput(bytes, OPTION_SETS[0] as DecodeOptions);
+  });
+});
+
+// --- streamed ---------------------------------------------------------------------------------------
+
+/** What the reader makes of the answer handed over in pieces cut at `cuts` (positions, any order). */
+function readInChunks(bytes: Buffer, cuts: readonly number[], labelNames = ["job", "instance", "namespace"]) {
+  const targets: ActiveTarget[] = [];
+  const reader = new TargetsAnswerReader(labelNames, (t) => targets.push(t));
+  let from = 0;
+  for (const cut of [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b)) {
+    // Each piece a copy of its own, as a socket hands them over: nothing may keep a view of an old one.
+    reader.write(Buffer.from(bytes.subarray(from, cut)));
+    from = cut;
+  }
+  reader.write(Buffer.from(bytes.subarray(from)));
+  const answer = reader.end();
+  return answer ? { answer, targets } : undefined;
+}
+
+const readWhole = (bytes: Buffer) => readInChunks(bytes, []);
+
+describe("targets scanner: streamed in chunks", () => {
+  it.each(recorded())("reads %s the same whatever byte it is cut at", (_name, text) => {
+    const bytes = Buffer.from(text);
+    const whole = readWhole(bytes);
+    expect(whole?.targets.length).toBeGreaterThan(0);
+    // Every byte of a small answer; about 500 places spread over a large one.
+    const step = Math.max(1, Math.floor(bytes.length / 500));
+    for (let at = 0; at <= bytes.length; at += step) expect(readInChunks(bytes, [at]), `cut at ${at}`).toEqual(whole);
+    // Pieces of many sizes: many cuts in one answer, inside keys, escapes, numbers and UTF-8.
+    const sizes = bytes.length < 20_000 ? Array.from({ length: 40 }, (_, i) => i + 1) : [1, 3, 17, 100, 4096];
+    for (const size of sizes) {
+      const cuts = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => i * size);
+      expect(readInChunks(bytes, cuts), `pieces of ${size}`).toEqual(whole);
+    }
+  });
+
+  it("reads multibyte UTF-8, escapes and numbers cut anywhere as it reads them whole", () => {
+    const bytes = Buffer.from(
+      '{"status":"success","data":{"activeTargets":[{"labels":{"job":"é€𝄞\\u00e9\\"x","instance":"ü:1"},' +
+        '"scrapePool":"pööl","health":"up","lastScrapeDuration":12345.678e-3,"scrapeInterval":"15s"}],' +
+        '"droppedTargets":[],"droppedTargetCounts":{"pööl":123456}}}',
+    );
+    const whole = readWhole(bytes);
+    expect(whole?.targets[0]?.labels.job).toBe('é€𝄞é"x');
+    expect(whole?.answer.data.droppedTargetCounts).toEqual({ pööl: 123456 });
+    for (let a = 0; a <= bytes.length; a++)
+      for (let b = a; b <= bytes.length; b += 7) expect(readInChunks(bytes, [a, b]), `cuts ${a}, ${b}`).toEqual(whole);
+  });
+
+  it("reads random answers split at random places as it reads them whole, giving up on the same ones", () => {
+    fc.assert(
+      fc.property(answer, spaces, fc.array(fc.nat(), { maxLength: 12 }), (json, ws, cuts) => {
+        const bytes = write(json, ws);
+        expect(readInChunks(bytes, cuts)).toEqual(readWhole(bytes));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("gives up on a streamed answer cut short or changed, wherever the chunks end", () => {
+    fc.assert(
+      fc.property(
+        answer,
+        spaces,
+        fc.nat(),
+        fc.integer({ min: 0, max: 255 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (json, ws, at, byte, cuts) => {
+          const whole = write(json, ws);
+          for (const bytes of [whole.subarray(0, at % whole.length), withByte(whole, at % whole.length, byte)]) {
+            let valid = true;
+            try {
+              JSON.parse(bytes.toString("utf8"));
+            } catch {
+              valid = false;
+            }
+            if (!valid) expect(readInChunks(bytes, cuts)).toBeUndefined();
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("keeps at most one value's bytes: a value larger than its limit gives up instead of growing", () => {
+    const big = `{"status":"success","data":{"activeTargets":[{"labels":{"job":"${"x".repeat(10_000)}"}}]}}`;
+    const reader = new TargetsAnswerReader(["job"], () => {}, 4096);
+    const bytes = Buffer.from(big);
+    let gaveUpAt = -1;
+    for (let at = 0; at < bytes.length && gaveUpAt < 0; at += 1000)
+      if (!reader.write(bytes.subarray(at, at + 1000))) gaveUpAt = at;
+    // Given up once the target passed 4 KiB, not at the end of the answer.
+    expect(gaveUpAt).toBeGreaterThan(0);
+    expect(gaveUpAt).toBeLessThan(6000);
+    // The same answer in one chunk is read (the limit is on what is carried between chunks).
+    expect(new TargetsAnswerReader(["job"], () => {}, 4096).write(bytes)).toBe(true);
   });
 });
