@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { DEFAULT_CONFIG_FILE, DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
+import { DEFAULT_CONFIG_FILE, DEFAULT_DECODER_MEMORY_LIMIT, DEFAULT_PROBE_MAX_CONCURRENT } from "../config/defaults.js";
 import { parseDuration } from "../config/duration.js";
 import { parseSize } from "../config/size.js";
 
@@ -20,6 +20,8 @@ export interface Flags {
   decoderMemoryLimitBytes: number;
   /** Subtracted from Prometheus's scrape timeout to get a probe's budget (--probe.timeout-offset). */
   probeTimeoutOffsetMs: number;
+  /** Probes that may poll upstreams at once; more are answered 503 (--probe.max-concurrent). */
+  probeMaxConcurrent: number;
   logLevel: LogLevel;
   help: boolean;
   version: boolean;
@@ -39,6 +41,8 @@ Flags:
   --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it are
                                 refused as too_large before parsing (default ${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB)
   --probe.timeout-offset=DUR    subtracted from Prometheus's scrape timeout for a /probe (default 500ms)
+  --probe.max-concurrent=N      probes polling upstreams at once; more are answered 503 (default 8 per CPU,
+                                ${DEFAULT_PROBE_MAX_CONCURRENT} here)
   --log.level=LEVEL             ${LOG_LEVELS.join(", ")} (default info)
   --version                     print the version and exit
   -h, --help                    print this help and exit
@@ -68,6 +72,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "web.enable-lifecycle": { type: "boolean", default: false },
         "decoder.memory-limit": { type: "string", default: `${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB` },
         "probe.timeout-offset": { type: "string", default: "500ms" },
+        "probe.max-concurrent": { type: "string", default: String(DEFAULT_PROBE_MAX_CONCURRENT) },
         "log.level": { type: "string", default: "info" },
         version: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -97,6 +102,13 @@ export function parseFlags(argv: readonly string[]): Flags {
   if (probeTimeoutOffsetMs === undefined) {
     throw new FlagError(`--probe.timeout-offset: expected a duration such as 500ms or 1s, got "${offset}"`);
   }
+  const maxConcurrent = values["probe.max-concurrent"] as string;
+  const probeMaxConcurrent = /^\d{1,9}$/.test(maxConcurrent) ? Number(maxConcurrent) : 0;
+  if (probeMaxConcurrent < 1) {
+    throw new FlagError(
+      `--probe.max-concurrent: expected a whole number of at least 1 such as 16, got "${maxConcurrent}"`,
+    );
+  }
   return {
     configFile: values["config.file"] as string,
     configCheck: values["config.check"] === true,
@@ -107,6 +119,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     enableLifecycle: values["web.enable-lifecycle"] === true,
     decoderMemoryLimitBytes,
     probeTimeoutOffsetMs,
+    probeMaxConcurrent,
     logLevel: logLevel as LogLevel,
     help: values.help === true,
     version: values.version === true,

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { FlagError, parseFlags, parseListenAddress } from "../../src/cli/flags.js";
 
@@ -10,6 +11,7 @@ describe("parseFlags", () => {
       logLevel: "info",
       decoderMemoryLimitBytes: 320 * 2 ** 20,
       probeTimeoutOffsetMs: 500,
+      probeMaxConcurrent: 8 * availableParallelism(),
     });
   });
 
@@ -21,6 +23,8 @@ describe("parseFlags", () => {
       "--log.level=debug",
       "--web.telemetry-path=/m",
       "--decoder.memory-limit=1GiB",
+      "--probe.max-concurrent",
+      "2",
     ]);
     expect(flags).toMatchObject({
       configFile: "/etc/x.yml",
@@ -28,6 +32,7 @@ describe("parseFlags", () => {
       logLevel: "debug",
       telemetryPath: "/m",
       decoderMemoryLimitBytes: 2 ** 30,
+      probeMaxConcurrent: 2,
     });
   });
 
@@ -39,6 +44,11 @@ describe("parseFlags", () => {
     [["--decoder.memory-limit=512"], /--decoder.memory-limit: expected a size of at least 32MiB .* got "512"/],
     [["--decoder.memory-limit=16MiB"], /--decoder.memory-limit: expected a size of at least 32MiB/],
     [["--probe.timeout-offset=soon"], /--probe.timeout-offset: expected a duration such as 500ms or 1s, got "soon"/],
+    [["--probe.max-concurrent=0"], /--probe.max-concurrent: expected a whole number of at least 1 such as 16, got "0"/],
+    [["--probe.max-concurrent=-3"], /--probe.max-concurrent: expected a whole number of at least 1/],
+    [["--probe.max-concurrent=2.5"], /--probe.max-concurrent: expected a whole number of at least 1/],
+    [["--probe.max-concurrent=lots"], /--probe.max-concurrent: expected a whole number of at least 1/],
+    [["--probe.max-concurrent="], /--probe.max-concurrent: expected a whole number of at least 1/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);
