@@ -12,6 +12,7 @@ import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.
 import { decodePool } from "./poll/decode-pool.js";
 import { Prober } from "./probe/prober.js";
 import { groupTables } from "./publish/groups.js";
+import { createProbeMetrics } from "./publish/probe-metrics.js";
 import { ProcessMetrics } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
 import { sourceStatuses } from "./publish/source-status.js";
@@ -55,9 +56,19 @@ export class Exporter {
     this.config = loaded.config;
     this.webConfig = loaded.webConfig;
     this.scheduler = new Scheduler(this.store, log);
-    this.prober = new Prober(() => this.config.modules, flags.probeTimeoutOffsetMs, log);
     const processMetrics = new ProcessMetrics(VERSION);
     this.reloadMetrics = createReloadMetrics(processMetrics.registry);
+    const probeMetrics = createProbeMetrics(processMetrics.registry, {
+      pollsInFlight: () => this.prober.pollsInFlight,
+      modules: () => this.config.modules.keys(),
+    });
+    this.prober = new Prober(
+      () => this.config.modules,
+      flags.probeTimeoutOffsetMs,
+      log,
+      { maxConcurrent: flags.probeMaxConcurrent },
+      probeMetrics,
+    );
     const app = createApp({
       log,
       telemetryPath: flags.telemetryPath,

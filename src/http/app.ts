@@ -85,6 +85,7 @@ export function createApp(deps: AppDeps): Express {
         scrapeTimeoutSeconds: req.get("X-Prometheus-Scrape-Timeout-Seconds"),
         debug: req.query.debug === "true",
       });
+      if (answer.status === 503) res.set("Retry-After", String(answer.retryAfterSeconds));
       res
         .status(answer.status)
         .type(answer.type === "metrics" ? deps.processMetrics.contentType : "text/plain")

@@ -1,12 +1,23 @@
 import type { Logger } from "pino";
 import { redactUrl } from "../config/redact-url.js";
 import type { ModuleConfig } from "../config/types.js";
+import type { ProbeMetrics } from "../publish/probe-metrics.js";
 import { debugAccount, debugAnswer, type Served } from "./debug-account.js";
 import { type ProbeRequest, type ProbeRun, runProbe, type ValidProbe, validateProbe } from "./probe.js";
 
 export type ProbeResponse =
   | { status: 200; type: "metrics"; body: Buffer }
-  | { status: 200 | 400; type: "text"; body: string };
+  | { status: 200 | 400; type: "text"; body: string }
+  | { status: 503; type: "text"; body: string; retryAfterSeconds: number };
+
+export interface ProberLimits {
+  /** Polls of upstreams at once (--probe.max-concurrent); a probe that would start another gets 503. */
+  maxConcurrent: number;
+}
+
+// Polls mostly end within a second, and the limit is reached by bursts: one second is a fair guess of
+// when a slot frees. (Prometheus ignores Retry-After and scrapes again at its interval anyway.)
+const RETRY_AFTER_SECONDS = 1;
 
 /** One probe as the status page lists it; `account` is its debug account (without metrics). */
 export interface ProbeRecord {
@@ -25,12 +36,15 @@ export interface ProbeRecord {
 
 export const PROBE_HISTORY_SIZE = 100;
 
+const NO_METRICS: ProbeMetrics = { count() {} };
+
 const finishedAtMs = (run: ProbeRun) => run.startedAt + run.durationSeconds * 1000;
 
 /**
  * Serves /probe: identical probes in flight share one poll (the two Prometheus servers of an HA pair
  * probing one target at the same moment cost the upstream one request), a module's min_interval
- * serves a recent result instead of polling again, and the last probes are kept for the status page.
+ * serves a recent result instead of polling again, at most `maxConcurrent` polls run at once, and the
+ * last probes are kept for the status page.
  */
 export class Prober {
   private readonly inFlight = new Map<string, Promise<ProbeRun>>();
@@ -43,11 +57,21 @@ export class Prober {
     private readonly modules: () => ReadonlyMap<string, ModuleConfig>,
     private readonly offsetMs: number,
     private readonly log: Logger,
+    private readonly limits: ProberLimits = { maxConcurrent: Number.POSITIVE_INFINITY },
+    private readonly metrics: ProbeMetrics = NO_METRICS,
   ) {}
+
+  /** Upstream polls running now; probes sharing one count once, cached answers not at all. */
+  get pollsInFlight(): number {
+    return this.inFlight.size;
+  }
 
   async probe(request: ProbeRequest & { debug: boolean }): Promise<ProbeResponse> {
     const valid = validateProbe(this.modules(), request);
     if (typeof valid === "string") {
+      // Only configured names become a label value: the caller chooses the parameter.
+      const named = typeof request.module === "string" && this.modules().has(request.module) ? request.module : "";
+      this.metrics.count(named, "refused");
       this.remember({
         module: typeof request.module === "string" ? request.module : "",
         target: typeof request.target === "string" ? redactUrl(request.target) : "",
@@ -59,12 +83,16 @@ export class Prober {
       });
       return { status: 400, type: "text", body: `${valid}\n` };
     }
-    const { run, served } = await this.obtain(valid, request.scrapeTimeoutSeconds);
+    const obtained = await this.obtain(valid, request.scrapeTimeoutSeconds);
+    if (obtained === undefined) return this.reject(valid);
+    const { run, served } = obtained;
     const failed = run.endpoints.filter((e) => !e.outcome.ok);
+    const result = failed.length === 0 ? "success" : "failure";
+    this.metrics.count(run.module.name, result);
     this.remember({
       module: run.module.name,
       target: run.target,
-      result: failed.length === 0 ? "success" : "failure",
+      result,
       served: served.how,
       durationSeconds: run.durationSeconds,
       detail: failed.map((e) => `${e.endpoint}: ${e.outcome.ok ? "" : e.outcome.error.reason}`).join(", "),
@@ -84,10 +112,32 @@ export class Prober {
     return this.records.find((r) => r.id === id)?.account;
   }
 
+  /**
+   * Answers a probe over the limit. It is counted but kept out of the history: a burst of rejections
+   * would otherwise push the probes that ran (and their accounts) off the status page.
+   */
+  private reject({ module, target }: ValidProbe): ProbeResponse {
+    this.metrics.count(module.name, "rejected");
+    this.log.debug(
+      { module: module.name, target: redactUrl(target) },
+      "probe rejected: --probe.max-concurrent reached",
+    );
+    return {
+      status: 503,
+      type: "text",
+      body: `Too many probes in flight: the limit of ${this.limits.maxConcurrent} set by --probe.max-concurrent was reached; try again later.\n`,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    };
+  }
+
+  /**
+   * The probe's result: cached, shared with an identical probe in flight, or polled now; undefined
+   * when it would start a poll beyond the limit.
+   */
   private async obtain(
     valid: ValidProbe,
     scrapeTimeout: string | undefined,
-  ): Promise<{ run: ProbeRun; served: Served }> {
+  ): Promise<{ run: ProbeRun; served: Served } | undefined> {
     const { module, target } = valid;
     const key = `${module.name}\0${target}`;
     const cached = this.recent.get(key);
@@ -98,6 +148,8 @@ export class Prober {
     }
     const running = this.inFlight.get(key);
     if (running) return { run: await running, served: { how: "shared" } };
+    // No await between this check and the set below: probes arriving together cannot all pass it.
+    if (this.inFlight.size >= this.limits.maxConcurrent) return undefined;
     const started = runProbe(valid, scrapeTimeout, this.offsetMs).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, started);
     const run = await started;

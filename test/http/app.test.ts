@@ -5,6 +5,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
 import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
+import type { ProbeResponse } from "../../src/probe/prober.js";
 import { ProcessMetrics } from "../../src/publish/process-metrics.js";
 import type { Exposition } from "../../src/publish/store.js";
 import { samplesOf } from "../helpers/exposition.js";
@@ -19,6 +20,7 @@ async function serve(
     sources?: () => Exposition;
     reload?: () => Promise<string | undefined>;
     lifecycle?: boolean;
+    probe?: () => Promise<ProbeResponse>;
   } = {},
 ) {
   const app = createApp({
@@ -60,7 +62,7 @@ async function serve(
       ],
     }),
     webConfig: () => NO_WEB_CONFIG,
-    probe: async () => ({ status: 400, type: "text", body: "no probes here\n" }),
+    probe: overrides.probe ?? (async () => ({ status: 400, type: "text", body: "no probes here\n" })),
     probeAccount: () => undefined,
   });
   server = await new Promise<Server>((resolve) => {
@@ -181,6 +183,20 @@ describe("HTTP app", () => {
     });
     expect(form.status).toBe(403);
     expect(reloads).toBe(0);
+  });
+
+  it("answers a probe over the limit 503 with Retry-After in seconds; a bad one 400 without", async () => {
+    const body = "Too many probes in flight: the limit of 2 set by --probe.max-concurrent was reached.\n";
+    const base = await serve({ probe: async () => ({ status: 503, type: "text", body, retryAfterSeconds: 1 }) });
+    const res = await fetch(`${base}/probe?target=http://x:9090&module=prometheus`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    expect(await res.text()).toBe(body);
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    const refused = await fetch(`${await serve()}/probe`);
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("retry-after")).toBeNull();
   });
 
   it("answers 404 elsewhere", async () => {

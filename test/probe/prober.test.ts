@@ -1,7 +1,9 @@
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
 import { PROBE_HISTORY_SIZE, Prober } from "../../src/probe/prober.js";
+import type { ProbeResult } from "../../src/publish/probe-metrics.js";
+import { type HeldUpstream, startHeldUpstream } from "../helpers/held-upstream.js";
 
 // The probe history without network: refused probes never reach an upstream.
 
@@ -34,5 +36,71 @@ describe("Prober history", () => {
     const [record] = p.history();
     expect(JSON.stringify(record)).not.toContain("hunter2-secret");
     expect(record?.target).toBe("http://u:xxxxx@host:9090/?q=1");
+  });
+});
+
+describe("Prober limit (--probe.max-concurrent)", () => {
+  const limited = parseConfig(
+    "modules:\n  spared: {kind: alertmanager, min_interval: 10m}\n",
+    "/tmp/exporter.yml",
+  ).modules;
+  let upstream: HeldUpstream;
+  let counted: Map<string, number>;
+  let p: Prober;
+  const ask = (target: string, module = "alertmanager") =>
+    p.probe({ target, module, scrapeTimeoutSeconds: undefined, debug: false });
+
+  beforeEach(async () => {
+    upstream = await startHeldUpstream();
+    counted = new Map();
+    const count = (module: string, result: ProbeResult) =>
+      counted.set(`${module}/${result}`, (counted.get(`${module}/${result}`) ?? 0) + 1);
+    p = new Prober(() => limited, 500, pino({ level: "silent" }), { maxConcurrent: 2 }, { count });
+  });
+  afterEach(() => upstream.close());
+
+  it("answers 503 at once to a probe that would start a third poll; shared and cached probes are served", async () => {
+    // Distinct targets of one upstream: its paths.
+    const [a, b, c] = ["a", "b", "c"].map((path) => `${upstream.url}/${path}`) as [string, string, string];
+    upstream.release();
+    expect((await ask(c, "spared")).status).toBe(200); // kept for min_interval
+    upstream.hold();
+    const first = ask(a);
+    const second = ask(b);
+    await upstream.received(3);
+    expect(p.pollsInFlight).toBe(2);
+
+    // Awaited while both polls are held: it cannot be waiting for a slot.
+    const rejected = await ask(c);
+    expect(rejected).toEqual({
+      status: 503,
+      type: "text",
+      body: "Too many probes in flight: the limit of 2 set by --probe.max-concurrent was reached; try again later.\n",
+      retryAfterSeconds: 1,
+    });
+    const joined = ask(a); // identical to the first: shares its poll
+    expect((await ask(c, "spared")).status).toBe(200); // from min_interval, no poll
+    expect(upstream.requests).toBe(3);
+    expect(p.pollsInFlight).toBe(2);
+
+    upstream.release();
+    expect((await Promise.all([first, second, joined])).map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(p.pollsInFlight).toBe(0);
+    expect((await ask(c)).status).toBe(200);
+    expect(Object.fromEntries(counted)).toEqual({
+      "spared/success": 2,
+      "alertmanager/success": 4,
+      "alertmanager/rejected": 1,
+    });
+    // The rejection is counted, not remembered: the history holds the six probes answered.
+    expect(p.history()).toHaveLength(6);
+    expect(p.history().map((r) => r.served)).toEqual(expect.arrayContaining(["polled", "cached", "shared"]));
+  });
+
+  it("counts a refused probe under its module only if that module is configured", async () => {
+    for (let i = 0; i < 5; i++) await ask("http://host:9093", `random-${i}`);
+    await ask("ftp://host", "spared");
+    await ask("http://host:9093", "");
+    expect(Object.fromEntries(counted)).toEqual({ "/refused": 6, "spared/refused": 1 });
   });
 });
