@@ -9,7 +9,7 @@ import type { ExporterConfig } from "./config/types.js";
 import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
 import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
-import { decodePool } from "./poll/decode-pool.js";
+import { decodePool, probeDecodePool } from "./poll/decode-pool.js";
 import { Prober } from "./probe/prober.js";
 import { groupTables } from "./publish/groups.js";
 import { createProbeMetrics } from "./publish/probe-metrics.js";
@@ -92,7 +92,8 @@ export class Exporter {
   }
 
   static async start(loaded: LoadedConfig, flags: Flags, log: Logger): Promise<Exporter> {
-    decodePool.memoryLimitBytes = flags.decoderMemoryLimitBytes; // before the first poll starts a worker
+    // Before the first poll starts a worker.
+    for (const pool of [decodePool, probeDecodePool]) pool.memoryLimitBytes = flags.decoderMemoryLimitBytes;
     const exporter = new Exporter(loaded, flags, log);
     await listen(exporter.server, flags.listen.port, flags.listen.host);
     log.info(

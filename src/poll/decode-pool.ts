@@ -1,9 +1,13 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { gunzipSync } from "node:zlib";
 import { DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
-import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
+import type { Endpoint } from "../config/types.js";
+import { type DecodeJob, type DecodeOptions, type DecodeResult, decodeAnswer } from "./decode.js";
+import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
+import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
+import { mib, startDecoderThread } from "./worker-thread.js";
 
 // Tiny answers (an Alertmanager status) are decoded inline: a worker round trip costs more. The limit
 // is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
@@ -14,11 +18,6 @@ const INLINE_LIMIT = 32 * 1024;
 // answers are therefore refused above a quarter of the limit before parsing. Validation and conversion
 // that follow are JavaScript, where an exhausted heap ends the worker alone (ERR_WORKER_OUT_OF_MEMORY).
 const HEAP_PER_JSON_BYTE = 4;
-
-// The build runs plain JS. Under the tests and scripts the sources are TypeScript: the worker then
-// registers tsx's loader before importing its entry.
-const RUNNING_TS = import.meta.url.endsWith(".ts");
-const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import.meta.url);
 
 // A worker's heap grows to hold a large answer while it is decoded and is not given back to the OS
 // afterwards; an idle worker whose heap grew past WARM_HEAP_LIMIT is therefore ended, which frees its
@@ -47,21 +46,16 @@ function smallEnoughInline(job: DecodeJob): DecodeJob | undefined {
   }
 }
 
-function startWorker(memoryLimitBytes: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: Math.max(1, Math.floor(memoryLimitBytes / 2 ** 20)) };
-  if (!RUNNING_TS) return new Worker(WORKER_URL, { resourceLimits });
-  const api = JSON.stringify(import.meta.resolve("tsx/esm/api"));
-  const entry = JSON.stringify(WORKER_URL.href);
-  const code = `import(${api}).then((tsx) => { tsx.register(); return import(${entry}); });`;
-  return new Worker(code, { eval: true, resourceLimits });
-}
-
-const mib = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10}MiB`;
-
 interface Task {
   job: DecodeJob;
   resolve(result: DecodeResult): void;
 }
+
+const tookTooLong = (timeoutMs: number): DecodeResult => ({
+  ok: false,
+  reason: "timeout",
+  message: `decoding the answer took longer than the time left of the timeout (${timeoutMs} ms)`,
+});
 
 interface Slot {
   worker: Worker;
@@ -93,7 +87,10 @@ export class DecodePool {
   offloaded = 0;
   /** Workers started so far. */
   started = 0;
+  /** Answers streamed to this pool's streaming thread so far. */
+  streamed = 0;
   private readonly warmHeapLimitBytes: number;
+  private readonly streams = new StreamDecoder(() => this.memoryLimitBytes);
 
   constructor({ size, memoryLimitBytes, warmHeapLimitBytes }: DecodePoolOptions = {}) {
     this.size = size ?? Math.max(1, Math.min(2, availableParallelism()));
@@ -101,7 +98,11 @@ export class DecodePool {
     this.warmHeapLimitBytes = warmHeapLimitBytes ?? WARM_HEAP_LIMIT;
   }
 
-  decode(job: DecodeJob): Promise<DecodeResult> {
+  /**
+   * Decodes a whole answer within `timeoutMs`: a job still waiting then is dropped, a job being decoded
+   * ends its worker (JSON.parse cannot be interrupted any other way) and fails with reason timeout.
+   */
+  decode(job: DecodeJob, timeoutMs = Number.POSITIVE_INFINITY): Promise<DecodeResult> {
     const inline = smallEnoughInline(job);
     if (inline) return Promise.resolve(decodeAnswer(inline));
     this.offloaded++;
@@ -110,9 +111,37 @@ export class DecodePool {
       because: `the most a decoder can parse with --decoder.memory-limit=${mib(this.memoryLimitBytes)}`,
     };
     return new Promise((resolve) => {
-      this.queue.push({ job: { ...job, budget }, resolve });
+      let timer: NodeJS.Timeout | undefined;
+      const task: Task = {
+        job: { ...job, budget },
+        resolve: (result) => {
+          clearTimeout(timer);
+          resolve(result);
+        },
+      };
+      if (Number.isFinite(timeoutMs)) timer = setTimeout(() => this.abandon(task, timeoutMs), Math.max(0, timeoutMs));
+      this.queue.push(task);
       this.dispatch();
     });
+  }
+
+  /** Answers in a stream, decoded by this pool's streaming thread. */
+  openStream(endpoint: Endpoint, options: DecodeOptions): DecodeStream {
+    this.streamed++;
+    return this.streams.openStream(endpoint, options);
+  }
+
+  private abandon(task: Task, timeoutMs: number): void {
+    const queued = this.queue.indexOf(task);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    const slot = this.slots.find((s) => s.task === task);
+    if (slot) {
+      slot.task = undefined;
+      this.remove(slot);
+      void slot.worker.terminate();
+    }
+    task.resolve(tookTooLong(timeoutMs));
+    this.dispatch();
   }
 
   private dispatch(): void {
@@ -125,7 +154,8 @@ export class DecodePool {
       clearTimeout(slot.idleTimer);
       slot.task = task;
       slot.worker.ref();
-      slot.worker.postMessage({ job: { ...task.job, body } }, transferList([body]));
+      const request: DecoderRequest = { kind: "job", job: { ...task.job, body } };
+      slot.worker.postMessage(request, transferList([body]));
     }
   }
 
@@ -135,11 +165,13 @@ export class DecodePool {
   }
 
   private spawn(): Slot {
-    const worker = startWorker(this.memoryLimitBytes);
+    const worker = startDecoderThread(this.memoryLimitBytes);
     this.started++;
     const slot: Slot = { worker, task: undefined, idleTimer: undefined };
     worker.unref();
-    worker.on("message", ({ result, heapBytes }: { result: DecodeResult; heapBytes: number }) => {
+    worker.on("message", (reply: DecoderReply) => {
+      if (reply.kind !== "result") return;
+      const { result, heapBytes } = reply;
       slot.task?.resolve(result);
       slot.task = undefined;
       worker.unref(); // idle workers must not keep the process alive
@@ -174,4 +206,7 @@ export class DecodePool {
   }
 }
 
+/** The decoders of scheduled sources. */
 export const decodePool = new DecodePool();
+/** The decoders of /probe: their own threads, so probes never hold up a scheduled source's poll. */
+export const probeDecodePool = new DecodePool({ size: 1 });

@@ -1,10 +1,14 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
-import { type DecodeJob, type DecodeResult, decodeAnswer } from "./decode.js";
+import { type DecodeResult, decodeAnswer } from "./decode.js";
+import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
+import type { ChunkDecoder } from "./endpoints.js";
+import { ENDPOINTS } from "./endpoints.js";
 import { ownMemory, transferList } from "./transferable.js";
 
 /** The result's large buffers, moved to the main thread rather than copied. */
-function resultBuffers(result: DecodeResult & { ok: true }): Uint8Array[] {
+function resultBuffers(result: DecodeResult): Uint8Array[] {
+  if (!result.ok) return [];
   const buffers: Uint8Array[] = result.families.map(([, lines]) => lines);
   if (result.facts?.kind === "prometheus") {
     const { targets, health } = result.facts;
@@ -13,26 +17,76 @@ function resultBuffers(result: DecodeResult & { ok: true }): Uint8Array[] {
   return buffers;
 }
 
-// Worker thread entry: decodes answers off the main event loop, so a 76 MB JSON.parse never stalls
-// scrapes. Result buffers are moved back, not copied; small ones from Node's shared pool are copied
-// into memory of their own first (a newer Node.js refuses to transfer the pool).
-parentPort?.on("message", ({ job }: { job: DecodeJob }) => {
-  let result: DecodeResult;
+const failed = (error: unknown): DecodeResult => ({
+  ok: false,
+  reason: "invalid_payload",
+  message: `decoder failed: ${String(error)}`,
+});
+
+/** Sends a result, its buffers moved; small ones from Node's shared pool are copied into memory of their own first. */
+function reply(message: DecoderReply & { result: DecodeResult }): void {
+  const { result } = message;
+  if (result.ok) result.families = result.families.map(([name, lines]) => [name, ownMemory(lines)]);
   try {
-    result = decodeAnswer(job);
-    if (result.ok) result.families = result.families.map(([name, lines]) => [name, ownMemory(lines)]);
+    parentPort?.postMessage(message, transferList(resultBuffers(result)));
   } catch (error) {
-    // decodeAnswer reports what it expects; anything else must still answer this job, not kill the worker.
-    result = { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` };
+    parentPort?.postMessage({ ...message, result: failed(error) });
   }
-  // The heap this job left behind: the pool keeps a small worker warm and ends a large one.
-  const heapBytes = getHeapStatistics().total_heap_size;
+}
+
+/** The heap a job left behind: the pool keeps a small worker warm and ends a large one. */
+const heapBytes = () => getHeapStatistics().total_heap_size;
+
+/** Answers being streamed to this thread, by id. */
+const streams = new Map<number, ChunkDecoder>();
+
+function finishStream(id: number): DecodeResult | undefined {
+  const decoder = streams.get(id);
+  streams.delete(id);
   try {
-    parentPort?.postMessage({ result, heapBytes }, result.ok ? transferList(resultBuffers(result)) : []);
+    const done = decoder?.finish();
+    return done && { ok: true, ...done };
   } catch (error) {
-    parentPort?.postMessage({
-      result: { ok: false, reason: "invalid_payload", message: `decoder failed: ${String(error)}` },
-      heapBytes,
-    });
+    return failed(error);
+  }
+}
+
+// Worker thread entry: decodes answers off the main event loop, so reading them never stalls scrapes.
+// Whole answers come as one job; streamed ones chunk by chunk, each chunk acknowledged so the main
+// thread reads no faster from the upstream than this thread decodes.
+parentPort?.on("message", (message: DecoderRequest) => {
+  switch (message.kind) {
+    case "job": {
+      let result: DecodeResult;
+      try {
+        result = decodeAnswer(message.job);
+      } catch (error) {
+        // decodeAnswer reports what it expects; anything else must still answer this job, not kill the worker.
+        result = failed(error);
+      }
+      reply({ kind: "result", result, heapBytes: heapBytes() });
+      return;
+    }
+    case "open": {
+      const spec = ENDPOINTS[message.endpoint];
+      const decoder = spec.stream?.(message.options);
+      if (decoder) streams.set(message.id, decoder);
+      return;
+    }
+    case "chunk": {
+      const decoder = streams.get(message.id);
+      const more = decoder?.write(message.bytes) ?? false;
+      parentPort?.postMessage({ kind: "ack", id: message.id, bytes: message.bytes.byteLength, gaveUp: !more });
+      return;
+    }
+    case "end": {
+      const result = finishStream(message.id);
+      if (result === undefined) parentPort?.postMessage({ kind: "gave-up", id: message.id, heapBytes: heapBytes() });
+      else reply({ kind: "streamed", id: message.id, result, heapBytes: heapBytes() });
+      return;
+    }
+    case "drop":
+      streams.delete(message.id);
+      return;
   }
 });

@@ -28,6 +28,8 @@ export interface DecodeJob {
   encoding: string | undefined;
   options: DecodeOptions;
   budget?: ParseBudget;
+  /** Skip the endpoint's streaming reader: the reference path decides (after the reader gave up). */
+  reference?: boolean;
 }
 
 export type { RenderedFamilies } from "../publish/text-format.js";
@@ -64,8 +66,8 @@ export function outputChunkSize(gz: Buffer, maxBytes: number): number {
  * reader and renderer (for the tests and the benchmark that compare the two).
  */
 export function decodeAnswer(
-  { endpoint, body, encoding, options, budget }: DecodeJob,
-  { reference = false }: { reference?: boolean } = {},
+  { endpoint, body, encoding, options, budget, reference: asked = false }: DecodeJob,
+  { reference = asked }: { reference?: boolean } = {},
 ): DecodeResult {
   // Whichever limit is lower says why an answer is refused: max_response_size or the decoder's memory.
   const overBudget = budget !== undefined && budget.bytes < options.maxBytes;
@@ -90,7 +92,7 @@ export function decodeAnswer(
   // takes the whole process down (V8 aborts) instead of ending alone.
   if (bytes.length > maxBytes) return tooLarge();
   const spec = ENDPOINTS[endpoint];
-  const triesFast = spec.fast !== undefined && !reference;
+  const triesFast = spec.stream !== undefined && !reference;
   if (triesFast) {
     const fast = fastPath(spec, bytes, options);
     if (fast) return { ok: true, ...fast };
@@ -116,10 +118,11 @@ function referencePath(text: string, spec: EndpointSpec, options: DecodeOptions)
   }
 }
 
-/** The endpoint's fast path, if it handles this answer; anything it throws means no. */
+/** The endpoint's streaming reader over the whole answer as one chunk, if it handles it; anything it throws means no. */
 function fastPath(spec: EndpointSpec, bytes: Buffer, options: DecodeOptions) {
   try {
-    return spec.fast?.(bytes, options);
+    const decoder = spec.stream?.(options);
+    return decoder?.write(bytes) ? decoder.finish() : undefined;
   } catch {
     return undefined;
   }

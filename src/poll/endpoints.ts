@@ -9,7 +9,7 @@ import type { RenderedFamilies } from "../publish/text-format.js";
 import { alertmanagerStatusResponse, targetsResponse, tsdbResponse } from "../upstream/payloads.js";
 import type { PollError } from "../upstream/poll-error.js";
 import type { DecodeOptions } from "./decode.js";
-import { decodeTargetsFast } from "./targets-fast-path.js";
+import { TargetsDecoder } from "./targets-fast-path.js";
 
 /** What converters need from a source's config (plain data: it crosses to worker threads). */
 export interface ConvertOptions {
@@ -27,6 +27,12 @@ export interface FastDecoded {
   facts?: ReplicaFacts;
 }
 
+/** Reads an answer chunk by chunk; `write` says false once it has given up (further chunks are ignored). */
+export interface ChunkDecoder {
+  write(chunk: Uint8Array): boolean;
+  finish(): FastDecoded | undefined;
+}
+
 /** A refusal that is an answer: the server says what it is, rather than that something failed. */
 export interface Recognised {
   samples: SampleSet;
@@ -40,11 +46,11 @@ export interface EndpointSpec<T = unknown> {
   searchParams(source: SourceConfig): Record<string, string> | undefined;
   schema: z.ZodType<T>;
   /**
-   * A faster way from the answer's bytes to its rendered lines, for its common shape: the same result as
-   * the reference path (JSON.parse, schema, convert, facts, renderSampleSet), or undefined to let that
-   * path decide (its result or error stands).
+   * A streaming way from the answer's bytes to its rendered lines, for its common shape: chunks are read
+   * as they arrive, and the result is that of the reference path (JSON.parse, schema, convert, facts,
+   * renderSampleSet), or undefined to let that path decide (its result or error stands).
    */
-  fast?(bytes: Buffer, options: DecodeOptions): FastDecoded | undefined;
+  stream?(options: DecodeOptions): ChunkDecoder;
   convert(payload: T, options: ConvertOptions): SampleSet;
 
   /** What replicas of a group are compared by, from this endpoint's answer (one endpoint per kind). */
@@ -81,7 +87,7 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     // (web/api/v1/api.go, showDropped), so asking for active targets only would lose the counts.
     searchParams: () => undefined,
     schema: targetsResponse,
-    fast: decodeTargetsFast,
+    stream: (options) => new TargetsDecoder(options),
     convert: (payload, o) => convertTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }),
     facts: (payload, o) => prometheusFacts(payload, o.targetLabels),
   }),

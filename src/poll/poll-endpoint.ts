@@ -1,10 +1,10 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import { renderSampleSet, sourceLabelPrefix } from "../publish/text-format.js";
-import { fetchBody } from "../upstream/client.js";
+import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
-import type { RenderedFamilies } from "./decode.js";
-import { decodePool } from "./decode-pool.js";
+import type { DecodeOptions, DecodeResult, RenderedFamilies } from "./decode.js";
+import { type DecodePool, decodePool } from "./decode-pool.js";
 import { ENDPOINTS } from "./endpoints.js";
 
 export type PollOutcome =
@@ -20,48 +20,75 @@ export type PollOutcome =
       notice?: string;
       /** What replicas are compared by, for a source in a group. */
       facts?: ReplicaFacts;
-      /** The answer went to the reference path, which the endpoint's fast reader left it to. */
+      /** The answer went to the reference path, which the endpoint's streaming reader left it to. */
       fallback?: boolean;
     }
   | { ok: false; error: PollError; durationSeconds: number; finishedAt: number; fallback?: boolean };
 
-/** Fetches, validates, converts and renders one endpoint of one source. Never throws. */
+/**
+ * Fetches, validates, converts and renders one endpoint of one source, all within the source's
+ * timeout (a decode still running then is abandoned). Never throws. `decoder`: the threads to decode
+ * on (probes have their own, so they never hold up a scheduled source).
+ */
 export async function pollEndpoint(
   source: SourceConfig,
   endpoint: Endpoint,
   signal?: AbortSignal,
+  decoder: DecodePool = decodePool,
 ): Promise<PollOutcome> {
   const spec = ENDPOINTS[endpoint];
   const labelPrefix = sourceLabelPrefix(source);
   const started = performance.now();
+  const timeLeft = () => Math.max(0, Math.floor(source.timeoutMs - (performance.now() - started)));
   const finish = () => ({ durationSeconds: (performance.now() - started) / 1000, finishedAt: Date.now() / 1000 });
+  const url = source.url + spec.path;
+  const fetchOptions = () => ({
+    timeoutMs: Math.max(1, timeLeft()),
+    maxBytes: source.maxResponseBytes,
+    http: source.http,
+    signal,
+    searchParams: spec.searchParams(source),
+  });
+  const options: DecodeOptions = {
+    replicaFacts: source.group !== undefined,
+    perTarget: source.targets.perTarget,
+    targetLabels: source.targets.labels,
+    limit: source.tsdb.limit,
+    labelPrefix,
+    maxBytes: source.maxResponseBytes,
+  };
+  /** A whole answer fetched and decoded; `reference` skips the streaming reader. */
+  const whole = async (reference: boolean): Promise<[DecodeResult, Received]> => {
+    const { body, ...received } = await fetchBody(url, fetchOptions());
+    const result = await decoder.decode(
+      { endpoint, body, encoding: received.encoding, options, reference },
+      timeLeft(),
+    );
+    return [result, received];
+  };
   let fallback = false;
   try {
-    const { body, encoding, statusCode } = await fetchBody(source.url + spec.path, {
-      timeoutMs: source.timeoutMs,
-      maxBytes: source.maxResponseBytes,
-      http: source.http,
-      signal,
-      searchParams: spec.searchParams(source),
-    });
-    const result = await decodePool.decode({
-      endpoint,
-      body,
-      encoding,
-      options: {
-        replicaFacts: source.group !== undefined,
-        perTarget: source.targets.perTarget,
-        targetLabels: source.targets.labels,
-        limit: source.tsdb.limit,
-        labelPrefix,
-        maxBytes: source.maxResponseBytes,
-      },
-    });
-    fallback = result.fallback === true;
+    let [result, received] = spec.stream
+      ? await streamed(decoder, url, fetchOptions(), endpoint, options, timeLeft)
+      : await whole(false);
+    if (result === "gave-up") {
+      // The streaming reader met something it does not handle: the answer is fetched again and the
+      // reference path, whose budget is the decoder's memory, decides.
+      fallback = true;
+      [result, received] = await whole(true);
+    }
     if (!result.ok) throw new PollError(result.reason, result.message);
     const { families, series, facts } = result;
-    const received = { statusCode, bytes: body.length, encoding };
-    return { ok: true, families, series, received, ...(facts ? { facts } : {}), fallback, ...finish() };
+    const { statusCode, bytes, encoding } = received;
+    return {
+      ok: true,
+      families,
+      series,
+      received: { statusCode, bytes, encoding },
+      ...(facts ? { facts } : {}),
+      fallback,
+      ...finish(),
+    };
   } catch (error) {
     const pollError = error instanceof PollError ? error : new PollError("connection", String(error));
     const recognised = spec.recognise?.(pollError);
@@ -71,4 +98,25 @@ export async function pollEndpoint(
     }
     return { ok: false, error: pollError, fallback, ...finish() };
   }
+}
+
+/** The answer streamed to a decoder thread as it arrives; "gave-up" when its reader gave up on it. */
+async function streamed(
+  decoder: DecodePool,
+  url: string,
+  fetchOptions: Parameters<typeof streamBody>[1],
+  endpoint: Endpoint,
+  options: DecodeOptions,
+  timeLeft: () => number,
+): Promise<[DecodeResult | "gave-up", Received]> {
+  const stream = decoder.openStream(endpoint, options);
+  let received: Received;
+  try {
+    received = await streamBody(url, fetchOptions, (chunk) => stream.write(chunk));
+  } catch (error) {
+    stream.abort();
+    throw error;
+  }
+  const end = await stream.end(timeLeft());
+  return [end.gaveUp ? "gave-up" : end.result, received];
 }

@@ -2,26 +2,50 @@ import { prometheusFacts } from "../convert/replica-facts.js";
 import { TargetSummariser } from "../convert/targets.js";
 import { renderTargets } from "../publish/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
-import { labelNamesRead, scanTargetsAnswer } from "../upstream/targets-scanner.js";
+import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
 import type { DecodeOptions } from "./decode.js";
 import type { FastDecoded } from "./endpoints.js";
 
 /**
- * A targets answer from bytes to rendered lines in one pass: each target goes from the scanner to the
- * summary as it is read, so the answer never exists as objects (a 100k-target answer as JSON.parse
- * builds it: ~200 MB, which the garbage collector then copies). Undefined when the scanner gives up.
+ * A targets answer from bytes to rendered lines as it streams: each target goes from the reader to the
+ * summary as it is read, so the answer never exists whole, as bytes or as objects. `finish` gives
+ * undefined when the reader gave up (the reference path then decides).
  */
-export function decodeTargetsFast(bytes: Buffer, options: DecodeOptions): FastDecoded | undefined {
-  const summariser = new TargetSummariser({ perTarget: options.perTarget, extraLabels: options.targetLabels });
+export class TargetsDecoder {
+  private readonly summariser: TargetSummariser;
   // A grouped source's identities are computed per target, not per merged series: those targets are kept.
-  const kept: ActiveTarget[] | undefined = options.replicaFacts ? [] : undefined;
-  const scanned = scanTargetsAnswer(bytes, labelNamesRead(options.targetLabels), (target) => {
-    summariser.add(target);
-    kept?.push(target);
-  });
-  if (scanned === undefined) return undefined;
-  const { families, series } = renderTargets(summariser.finish(scanned.data), options.labelPrefix);
-  if (kept === undefined) return { families, series };
-  const payload = { ...scanned, data: { ...scanned.data, activeTargets: kept } };
-  return { families, series, facts: prometheusFacts(payload, options.targetLabels) };
+  private readonly kept: ActiveTarget[] | undefined;
+  private readonly reader: TargetsAnswerReader;
+
+  constructor(private readonly options: DecodeOptions) {
+    const summariser = new TargetSummariser({ perTarget: options.perTarget, extraLabels: options.targetLabels });
+    const kept: ActiveTarget[] | undefined = options.replicaFacts ? [] : undefined;
+    this.summariser = summariser;
+    this.kept = kept;
+    this.reader = new TargetsAnswerReader(labelNamesRead(options.targetLabels), (target) => {
+      summariser.add(target);
+      kept?.push(target);
+    });
+  }
+
+  /** Reads the next chunk; false once the reader has given up. */
+  write(chunk: Uint8Array): boolean {
+    return this.reader.write(chunk);
+  }
+
+  finish(): FastDecoded | undefined {
+    const scanned = this.reader.end();
+    if (scanned === undefined) return undefined;
+    const { families, series } = renderTargets(this.summariser.finish(scanned.data), this.options.labelPrefix);
+    if (this.kept === undefined) return { families, series };
+    const payload = { ...scanned, data: { ...scanned.data, activeTargets: this.kept } };
+    return { families, series, facts: prometheusFacts(payload, this.options.targetLabels) };
+  }
+}
+
+/** A whole targets answer through the streaming decoder, as one chunk. */
+export function decodeTargetsFast(bytes: Buffer, options: DecodeOptions): FastDecoded | undefined {
+  const decoder = new TargetsDecoder(options);
+  decoder.write(bytes);
+  return decoder.finish();
 }

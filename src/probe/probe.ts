@@ -1,5 +1,6 @@
 import { redactUrl } from "../config/redact-url.js";
 import { type Endpoint, endpointsOf, type ModuleConfig, type SourceConfig } from "../config/types.js";
+import { probeDecodePool } from "../poll/decode-pool.js";
 import { requestUrl } from "../poll/endpoints.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import { assembleExposition } from "../publish/render.js";
@@ -109,7 +110,7 @@ export async function runProbe(
     endpointsOf(source).map(async (endpoint) => ({
       endpoint,
       url: redactUrl(requestUrl(source, endpoint)),
-      outcome: await pollEndpoint(source, endpoint),
+      outcome: await pollEndpoint(source, endpoint, undefined, probeDecodePool),
     })),
   );
   const state: SourceState = {

@@ -34,7 +34,7 @@ export function assembleExposition(
       for (const [reason, n] of state.failures) {
         poll.get(POLL.failures.name)?.push({ labels: { endpoint, reason }, value: n });
       }
-      if (ENDPOINTS[endpoint].fast) {
+      if (ENDPOINTS[endpoint].stream) {
         poll.get(POLL.fallbacks.name)?.push({ labels: { endpoint }, value: state.fallbacks });
       }
       for (const [name, lines] of state.families ?? []) add(name, lines);

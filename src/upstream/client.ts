@@ -1,9 +1,14 @@
+import { once } from "node:events";
+import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import got, { HTTPError, type RequestError } from "got";
+import { createGunzip } from "node:zlib";
+import got, { type RequestError } from "got";
 import type { HttpClientConfig } from "../config/types.js";
 import { requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
 import { acceptEncoding } from "./compression.js";
+import { describeErrorBody } from "./error-body.js";
 import { PollError } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
 import { keepCredentialsAtHome } from "./redirects.js";
@@ -11,7 +16,7 @@ import { keepCredentialsAtHome } from "./redirects.js";
 export interface FetchOptions {
   /** Budget for the whole fetch, retries included. */
   timeoutMs: number;
-  /** Cap on the answer's size on the wire (decompression is capped again by the decoder). */
+  /** Cap on the bytes read, on the wire and (when streamed) after decompression. */
   maxBytes: number;
   /** Aborts the fetch, for shutdown. */
   signal?: AbortSignal;
@@ -20,12 +25,18 @@ export interface FetchOptions {
   http?: HttpClientConfig;
 }
 
-export interface FetchedBody {
-  body: Buffer;
-  /** Content-Encoding of the body, still compressed: decoding is CPU work, done off the event loop. */
-  encoding: string | undefined;
-  /** The HTTP status of the answer (2xx), for /probe's debug account. */
+/** What came back besides the body: for /probe's debug account and the poll's log. */
+export interface Received {
+  /** The HTTP status of the answer (2xx). */
   statusCode: number;
+  /** Content-Encoding on the wire. */
+  encoding: string | undefined;
+  /** Bytes on the wire. */
+  bytes: number;
+}
+
+export interface FetchedBody extends Received {
+  body: Buffer;
 }
 
 const ATTEMPTS = 3;
@@ -41,6 +52,10 @@ const RETRY_CODES = new Set([
   "EAI_AGAIN",
 ]);
 const RETRY_STATUSES = new Set([408, 413, 429, 500, 502, 503, 504, 521, 522, 524]);
+// An error answer worth reading is short: only its start is read for the log.
+const ERROR_BODY_BYTES = 64 * 1024;
+// Inflated pieces of a streamed answer: large enough that a 76 MB answer is ~1,200 pieces.
+const INFLATE_CHUNK_BYTES = 64 * 1024;
 
 // Retries are ours, not got's: on Node.js 24.20+ and 26.7+ got 14 ends a retried refused connection
 // after one attempt with ERR_SOCKET_CLOSED_BEFORE_CONNECTION while its retry still runs in the
@@ -49,14 +64,72 @@ const http = got.extend({
   headers: { accept: "application/json", "user-agent": "prometheus-status-exporter" },
   decompress: false,
   retry: { limit: 0 },
+  throwHttpErrors: false,
 });
 
+/** One attempt's answer, its status checked: the body still to be read. */
+interface Answer {
+  stream: Readable;
+  received: Received;
+}
+
 /**
- * GETs a URL and returns the raw answer, trying again after a transient failure while the budget
- * lasts. Every failure becomes a PollError whose reason says what went wrong; when the budget runs
- * out during a retry, the last attempt's own failure is reported.
+ * GETs a URL and returns the raw answer whole (small answers: tsdb and Alertmanager status), trying
+ * again after a transient failure while the budget lasts. Every failure becomes a PollError whose
+ * reason says what went wrong.
  */
-export async function fetchBody(url: string, options: FetchOptions): Promise<FetchedBody> {
+export function fetchBody(url: string, options: FetchOptions): Promise<FetchedBody> {
+  return withRetries(url, options, async ({ stream, received }) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return { ...received, body: Buffer.concat(chunks) };
+  });
+}
+
+/**
+ * GETs a URL and hands its body to `onChunk` piece by piece as it arrives, gunzipped on the fly: the
+ * answer is never held whole. `onChunk` resolves once it has room for more, or to false to stop reading
+ * (the rest of the answer is not fetched). Once a piece was handed over, a failure is not retried.
+ */
+export function streamBody(
+  url: string,
+  options: FetchOptions,
+  onChunk: (chunk: Buffer) => Promise<boolean>,
+): Promise<Received & { stopped: boolean }> {
+  return withRetries(url, options, async ({ stream, received }) => {
+    const gzip = received.encoding === "gzip" || received.encoding === "x-gzip";
+    if (!gzip && received.encoding && received.encoding !== "identity")
+      throw new PollError("invalid_json", `unsupported content-encoding "${received.encoding}"`);
+    const inflate = gzip ? createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }) : undefined;
+    const body = inflate ? stream.pipe(inflate) : stream;
+    stream.once("error", (error) => inflate?.destroy(error));
+    let read = 0;
+    try {
+      for await (const chunk of body) {
+        read += (chunk as Buffer).length;
+        if (read > options.maxBytes)
+          throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes after decompression`);
+        if (!(await onChunk(chunk as Buffer))) return { ...received, stopped: true };
+      }
+    } catch (error) {
+      if (inflate && isZlibError(error))
+        throw new PollError("invalid_json", `answer is not valid gzip: ${error.message}`);
+      throw error instanceof PollError ? error : Object.assign(error as Error, { delivered: read > 0 });
+    } finally {
+      stream.destroy();
+      inflate?.destroy();
+    }
+    return { ...received, stopped: false };
+  });
+}
+
+/**
+ * The request as both ways of reading share it: auth, headers, TLS, proxy, redirects that keep
+ * credentials at home, the size cap on the wire, and retries while the budget lasts. `read` consumes
+ * the answer; a failure it throws is retried like the request's own, unless it says body bytes were
+ * already handed on (`delivered`).
+ */
+async function withRetries<T>(url: string, options: FetchOptions, read: (answer: Answer) => Promise<T>): Promise<T> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const auth = options.http ? await requestAuth(options.http) : undefined;
@@ -65,36 +138,44 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
   let lastFailure: unknown;
   for (let attempt = 1; ; attempt++) {
     let tooLarge = false;
+    let stream: ReturnType<typeof http.stream> | undefined;
     try {
-      const request = http.get(url, {
+      stream = http.stream(url, {
         headers,
         https: auth?.https,
         agent: options.http?.proxyUrl ? proxyAgents(options.http.proxyUrl) : undefined,
         searchParams: options.searchParams,
-        responseType: "buffer",
         timeout: { request: options.timeoutMs },
         signal,
         followRedirect: options.http?.followRedirects ?? true,
         hooks: { beforeRedirect: [keepCredentialsAtHome(target, Object.keys(options.http?.headers ?? {}))] },
       });
-      request.on("downloadProgress", ({ transferred }) => {
+      const request = stream;
+      // got destroys the request when the deadline's signal fires, even after the answer was read: an
+      // error with no listener then would end the process.
+      request.on("error", () => {});
+      let wire = 0;
+      request.on("downloadProgress", ({ transferred }: { transferred: number }) => {
+        wire = transferred;
         if (transferred > options.maxBytes && !tooLarge) {
           tooLarge = true;
-          request.cancel();
+          request.destroy(new PollError("too_large", `answer larger than ${options.maxBytes} bytes`));
         }
       });
-      const response = await request;
-      if (response.statusCode >= 300 && response.statusCode < 400) {
-        // Only reached with follow_redirects: false (got counts 3xx as success then).
-        throw new PollError(
-          "http_status",
-          `HTTP ${response.statusCode}: redirect not followed (follow_redirects is false)`,
-          response.statusCode,
-        );
-      }
-      return { body: response.body, encoding: response.headers["content-encoding"], statusCode: response.statusCode };
+      const [response] = (await once(request, "response")) as [IncomingMessage];
+      const statusCode = response.statusCode ?? 0;
+      const encoding = headerValue(response.headers["content-encoding"]);
+      await checkStatus(request, statusCode, encoding, options.maxBytes);
+      const received = {
+        statusCode,
+        encoding,
+        get bytes() {
+          return wire;
+        },
+      };
+      return await read({ stream: request, received });
     } catch (error) {
-      if (error instanceof PollError) throw error;
+      stream?.destroy();
       if (tooLarge) throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes`);
       if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
       if (deadline.aborted) throw classifyError(lastFailure ?? error, options.maxBytes);
@@ -110,8 +191,49 @@ export async function fetchBody(url: string, options: FetchOptions): Promise<Fet
   }
 }
 
+/** Passes a 2xx answer; anything else becomes a PollError, an error answer described by the start of its body. */
+async function checkStatus(stream: Readable, status: number, encoding: string | undefined, maxBytes: number) {
+  if (status >= 200 && status < 300) return;
+  if (status >= 300 && status < 400) {
+    // Only reached with follow_redirects: false (got hands the redirect over then).
+    throw new PollError("http_status", `HTTP ${status}: redirect not followed (follow_redirects is false)`, status);
+  }
+  const start = await readStart(stream, ERROR_BODY_BYTES);
+  const detail = describeErrorBody(start, encoding, maxBytes);
+  throw new PollError("http_status", `HTTP ${status}${detail ? `: ${detail}` : ""}`, status);
+}
+
+/** The first `limit` bytes of a body (or fewer, if it ends or fails sooner); the rest is not read. */
+async function readStart(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      length += (chunk as Buffer).length;
+      if (length >= limit) break;
+    }
+  } catch {
+    // What arrived before the failure is all there is to describe.
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isZlibError(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).errno === "number" &&
+    /^Z_/.test(String((error as NodeJS.ErrnoException).code))
+  );
+}
+
 function retryable(error: unknown): boolean {
-  if (error instanceof HTTPError) return RETRY_STATUSES.has(error.response.statusCode);
+  if ((error as { delivered?: boolean }).delivered) return false;
+  if (error instanceof PollError) return error.reason === "http_status" && RETRY_STATUSES.has(error.status ?? 0);
   return RETRY_CODES.has((error as RequestError).code ?? "");
 }
 

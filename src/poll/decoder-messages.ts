@@ -1,0 +1,23 @@
+import type { Endpoint } from "../config/types.js";
+import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode.js";
+
+/** What the main thread asks of a decoder thread. */
+export type DecoderRequest =
+  /** A whole answer, decoded at once. */
+  | { kind: "job"; job: DecodeJob }
+  /** An answer that will come chunk by chunk, under `id`. */
+  | { kind: "open"; id: number; endpoint: Endpoint; options: DecodeOptions }
+  | { kind: "chunk"; id: number; bytes: Uint8Array }
+  /** The last chunk was sent: the result, please. */
+  | { kind: "end"; id: number }
+  /** Forget the answer (its fetch failed or ran out of time). */
+  | { kind: "drop"; id: number };
+
+/** What a decoder thread answers; `heapBytes` is its heap after the work, so an idle large one can be ended. */
+export type DecoderReply =
+  | { kind: "result"; result: DecodeResult; heapBytes: number }
+  /** A chunk was read; `gaveUp`: the reader gave up on the answer (the rest need not be sent). */
+  | { kind: "ack"; id: number; bytes: number; gaveUp: boolean }
+  | { kind: "streamed"; id: number; result: DecodeResult; heapBytes: number }
+  /** The streamed answer was not in a shape the reader handles: the reference path decides. */
+  | { kind: "gave-up"; id: number; heapBytes: number };

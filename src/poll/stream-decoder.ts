@@ -1,0 +1,171 @@
+import type { Worker } from "node:worker_threads";
+import type { Endpoint } from "../config/types.js";
+import type { DecodeOptions, DecodeResult } from "./decode.js";
+import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
+import { ownMemory, transferList } from "./transferable.js";
+import { mib, startDecoderThread } from "./worker-thread.js";
+
+/** How a streamed answer ended: decoded, or left to the reference path. */
+export type StreamEnd = { gaveUp: false; result: DecodeResult } | { gaveUp: true };
+
+/** One answer being streamed to the decoder thread. */
+export interface DecodeStream {
+  /**
+   * Hands a chunk over (it is moved, or copied when it shares memory); resolves once the thread has room
+   * for more, to false if the reader gave up on the answer (the rest need not be fetched).
+   */
+  write(chunk: Uint8Array): Promise<boolean>;
+  /** The result, once the last chunk was handed over; the timeout result if it is not there within `timeoutMs`. */
+  end(timeoutMs: number): Promise<StreamEnd>;
+  /** Forgets the answer (its fetch failed). */
+  abort(): void;
+}
+
+// Chunks handed over but not yet read: beyond this the fetch waits, so a thread that reads slower than
+// the network does not make the main thread queue the answer in memory.
+const HIGH_WATER_BYTES = 4 * 2 ** 20;
+// A streaming thread keeps only what one poll's answers need (the summary, not the answer), so it is
+// kept warm between polls rather than started afresh each time (~150 ms of CPU per start).
+const IDLE_EXIT_MS = 10 * 60_000;
+
+interface Open {
+  /** Bytes sent and not yet acknowledged. */
+  pending: number;
+  gaveUp: boolean;
+  /** Why the answer cannot be read, when its thread was lost. */
+  failure: DecodeResult | undefined;
+  /** Waiting for room (write) or for the result (end). */
+  onAck: (() => void) | undefined;
+  onEnd: ((end: StreamEnd) => void) | undefined;
+}
+
+const timedOut = (timeoutMs: number): StreamEnd => ({
+  gaveUp: false,
+  result: { ok: false, reason: "timeout", message: `no complete answer within the timeout (${timeoutMs} ms)` },
+});
+
+/**
+ * The decoder thread of streamed answers: several answers at once, each chunk read as it arrives.
+ * A chunk's work is bounded (a reader carries at most one value), so no answer holds the thread for
+ * long; a thread that runs out of memory fails the answers it was reading and is replaced.
+ */
+export class StreamDecoder {
+  private worker: Worker | undefined;
+  private readonly open = new Map<number, Open>();
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** Threads started so far. */
+  started = 0;
+
+  constructor(private readonly memoryLimit: () => number) {}
+
+  openStream(endpoint: Endpoint, options: DecodeOptions): DecodeStream {
+    const worker = this.thread();
+    const id = this.nextId++;
+    const state: Open = { pending: 0, gaveUp: false, failure: undefined, onAck: undefined, onEnd: undefined };
+    this.open.set(id, state);
+    clearTimeout(this.idleTimer);
+    worker.ref();
+    this.send(worker, { kind: "open", id, endpoint, options });
+    const forget = () => {
+      if (!this.open.delete(id)) return;
+      this.send(worker, { kind: "drop", id });
+      this.idle();
+    };
+    return {
+      write: async (chunk) => {
+        if (state.gaveUp || !this.open.has(id)) return false;
+        const bytes = ownMemory(chunk);
+        state.pending += bytes.byteLength;
+        this.send(worker, { kind: "chunk", id, bytes }, transferList([bytes]));
+        while (state.pending > HIGH_WATER_BYTES && !state.gaveUp && this.open.has(id)) {
+          await new Promise<void>((resolve) => {
+            state.onAck = resolve;
+          });
+        }
+        return !state.gaveUp && this.open.has(id);
+      },
+      end: (timeoutMs) => {
+        if (!this.open.has(id)) {
+          if (state.failure) return Promise.resolve({ gaveUp: false, result: state.failure });
+          return Promise.resolve(state.gaveUp ? { gaveUp: true } : timedOut(timeoutMs));
+        }
+        return new Promise<StreamEnd>((resolve) => {
+          const timer = setTimeout(() => {
+            forget();
+            resolve(timedOut(timeoutMs));
+          }, timeoutMs);
+          state.onEnd = (end) => {
+            clearTimeout(timer);
+            resolve(end);
+          };
+          this.send(worker, { kind: "end", id });
+        });
+      },
+      abort: forget,
+    };
+  }
+
+  private send(worker: Worker, message: DecoderRequest, transfer: ArrayBuffer[] = []): void {
+    worker.postMessage(message, transfer);
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startDecoderThread(this.memoryLimit());
+    this.worker = worker;
+    this.started++;
+    worker.unref();
+    worker.on("message", (reply: DecoderReply) => this.receive(reply));
+    const fail = (result: DecodeResult) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const [id, state] of this.open) {
+        this.open.delete(id);
+        state.failure = result;
+        state.onAck?.();
+        state.onEnd?.({ gaveUp: false, result });
+      }
+    };
+    worker.on("error", (err: NodeJS.ErrnoException) => {
+      const message =
+        err.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? `decoding the answers needed more than --decoder.memory-limit=${mib(this.memoryLimit())}`
+          : `decoder failed: ${err.name}: ${err.message || "(no message)"}`;
+      fail({ ok: false, reason: err.code === "ERR_WORKER_OUT_OF_MEMORY" ? "too_large" : "invalid_payload", message });
+    });
+    worker.on("exit", (code) =>
+      fail({ ok: false, reason: "invalid_payload", message: `decoder exited with code ${code}` }),
+    );
+    return worker;
+  }
+
+  private receive(reply: DecoderReply): void {
+    if (reply.kind === "result") return;
+    const state = this.open.get(reply.id);
+    if (!state) return;
+    if (reply.kind === "ack") {
+      state.pending -= reply.bytes;
+      if (reply.gaveUp) state.gaveUp = true;
+      const wake = state.onAck;
+      state.onAck = undefined;
+      wake?.();
+      return;
+    }
+    this.open.delete(reply.id);
+    state.onEnd?.(reply.kind === "gave-up" ? { gaveUp: true } : { gaveUp: false, result: reply.result });
+    this.idle();
+  }
+
+  /** With no answer open, the thread no longer keeps the process alive, and ends after a while. */
+  private idle(): void {
+    if (this.open.size > 0 || !this.worker) return;
+    const worker = this.worker;
+    worker.unref();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.open.size > 0 || this.worker !== worker) return;
+      this.worker = undefined;
+      void worker.terminate();
+    }, IDLE_EXIT_MS).unref();
+  }
+}

@@ -1,0 +1,18 @@
+import { Worker } from "node:worker_threads";
+
+// The build runs plain JS. Under the tests and scripts the sources are TypeScript: the worker then
+// registers tsx's loader before importing its entry.
+const RUNNING_TS = import.meta.url.endsWith(".ts");
+const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import.meta.url);
+
+/** A decoder thread whose old-generation heap is capped, so one answer cannot take the process's memory. */
+export function startDecoderThread(memoryLimitBytes: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: Math.max(1, Math.floor(memoryLimitBytes / 2 ** 20)) };
+  if (!RUNNING_TS) return new Worker(WORKER_URL, { resourceLimits });
+  const api = JSON.stringify(import.meta.resolve("tsx/esm/api"));
+  const entry = JSON.stringify(WORKER_URL.href);
+  const code = `import(${api}).then((tsx) => { tsx.register(); return import(${entry}); });`;
+  return new Worker(code, { eval: true, resourceLimits });
+}
+
+export const mib = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10}MiB`;
