@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startUpstream } from "../../scripts/bench/processes.js";
+
+// The benchmark's upstream answers /api/v1/targets as a real Prometheus does from one request to the
+// next (scripts/bench/generate.ts says where in Prometheus's code): the same targets with the same
+// bytes, pools sorted, each pool's targets in a new order, scrape times one interval later.
+
+interface Target {
+  discoveredLabels: Record<string, string>;
+  labels: Record<string, string>;
+  scrapePool: string;
+  scrapeUrl: string;
+  globalUrl: string;
+  lastError: string;
+  lastScrape: string;
+  lastScrapeDuration: number;
+  health: string;
+  scrapeInterval: string;
+  scrapeTimeout: string;
+}
+
+const TARGETS = 2000;
+let upstream: Awaited<ReturnType<typeof startUpstream>>;
+const answers: { encoding: string | null; transfer: string | null; targets: Target[] }[] = [];
+
+beforeAll(async () => {
+  upstream = await startUpstream(TARGETS);
+  for (const encoding of ["gzip", "gzip", "identity"]) {
+    const res = await fetch(`${upstream.url}/api/v1/targets`, { headers: { "accept-encoding": encoding } });
+    const body = (await res.json()) as { data: { activeTargets: Target[] } };
+    answers.push({
+      encoding: res.headers.get("content-encoding"),
+      transfer: res.headers.get("transfer-encoding"),
+      targets: body.data.activeTargets,
+    });
+  }
+}, 60_000);
+
+afterAll(() => {
+  upstream?.child.kill();
+});
+
+/** What never changes between answers, as the bytes the server writes (field and key order kept). */
+const identity = (t: Target) =>
+  JSON.stringify([t.discoveredLabels, t.labels, t.scrapePool, t.scrapeUrl, t.globalUrl, t.scrapeInterval]);
+const pairs = () => [0, 1].map((k) => [answers[k]?.targets ?? [], answers[k + 1]?.targets ?? []] as const);
+
+describe("bench upstream: /api/v1/targets over time", () => {
+  it("sends gzip when asked and plain otherwise, chunked", () => {
+    expect(answers.map((a) => [a.encoding, a.transfer])).toEqual([
+      ["gzip", "chunked"],
+      ["gzip", "chunked"],
+      [null, "chunked"],
+    ]);
+  });
+
+  it("lists the same targets with the same labels, pool and URLs in consecutive answers", () => {
+    for (const [a, b] of pairs()) {
+      expect(a).toHaveLength(TARGETS);
+      expect(new Set(b.map(identity))).toEqual(new Set(a.map(identity)));
+      expect(new Set(a.map(identity)).size).toBe(TARGETS);
+    }
+  });
+
+  it("lists pools sorted, each pool's targets together, label names sorted", () => {
+    for (const { targets } of answers) {
+      const runs = targets.map((t) => t.scrapePool).filter((p, i, all) => i === 0 || all[i - 1] !== p);
+      expect(runs).toEqual([...new Set(runs)].sort());
+      expect(runs.length).toBe(8);
+      for (const t of targets.slice(0, 50))
+        for (const labels of [t.discoveredLabels, t.labels])
+          expect(Object.keys(labels)).toEqual(Object.keys(labels).sort());
+    }
+  });
+
+  it("lists each pool's targets in a new order on every request", () => {
+    for (const [a, b] of pairs()) {
+      const kept = a.filter((t, i) => b[i]?.scrapeUrl === t.scrapeUrl).length;
+      expect(kept).toBeLessThan(TARGETS * 0.05); // a random order keeps about one target per pool in place
+      for (const pool of new Set(a.map((t) => t.scrapePool))) {
+        const order = (list: Target[]) => list.filter((t) => t.scrapePool === pool).map((t) => t.scrapeUrl);
+        expect(order(b)).not.toEqual(order(a));
+      }
+    }
+  });
+
+  it("moves every scraped target's lastScrape on by exactly its interval and changes its duration", () => {
+    for (const [a, b] of pairs()) {
+      const next = new Map(b.map((t) => [t.scrapeUrl, t]));
+      let durationsChanged = 0;
+      let scraped = 0;
+      for (const t of a) {
+        const later = next.get(t.scrapeUrl) as Target;
+        expect([later.health, later.lastError]).toEqual([t.health, t.lastError]);
+        if (t.health === "unknown") {
+          expect([t.lastScrape, later.lastScrape, later.lastScrapeDuration]).toEqual([
+            "0001-01-01T00:00:00Z",
+            "0001-01-01T00:00:00Z",
+            0,
+          ]);
+          continue;
+        }
+        scraped++;
+        expect(Date.parse(later.lastScrape) - Date.parse(t.lastScrape)).toBe(30_000);
+        expect(later.lastScrape.slice(19)).toBe(t.lastScrape.slice(19)); // the same nanoseconds: aligned
+        if (later.lastScrapeDuration !== t.lastScrapeDuration) durationsChanged++;
+      }
+      expect(scraped).toBeGreaterThan(TARGETS * 0.9);
+      expect(durationsChanged).toBeGreaterThan(scraped * 0.99);
+    }
+  });
+});
