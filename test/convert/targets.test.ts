@@ -226,10 +226,13 @@ describe("what one target can get wrong", () => {
         new URLSearchParams(),
       ),
     );
-    // Fields a buggy or older server might leave out or mistype.
-    delete json.data.activeTargets[0].lastScrape;
-    json.data.activeTargets[1].lastScrapeDuration = "fast";
-    json.data.activeTargets[2].health = null;
+    // Fields a buggy or older server might leave out or mistype. Targets are found by their instance:
+    // a server lists a pool's targets in a new order on every request.
+    const target = (instance?: string) =>
+      json.data.activeTargets.find((t: { labels: { instance?: string } }) => t.labels.instance === instance);
+    delete target("a:9100").lastScrape;
+    target("b:9100").lastScrapeDuration = "fast";
+    target(undefined).health = null;
     json.data.activeTargets.push(null, "garbage");
     const parsed = targetsResponse.safeParse(json);
     expect(parsed.success).toBe(true);
