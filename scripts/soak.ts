@@ -41,15 +41,27 @@ function makeAnswers() {
       health,
       lastError: health === "down" ? `dial "host-${i}": \\ refused\nagain` : "",
       lastScrape: health === "unknown" ? "0001-01-01T00:00:00Z" : new Date().toISOString(),
-      lastScrapeDuration: Math.random(),
+      lastScrapeDuration: health === "unknown" ? 0 : Math.random(),
     });
   }
+  // As a real Prometheus lists them: pools sorted, each pool's targets in a new order on every answer
+  // (Go map iteration; see scripts/bench/generate.ts).
+  const listed = activeTargets
+    .map((target) => ({ target, random: Math.random() }))
+    .sort((a, b) =>
+      a.target.scrapePool === b.target.scrapePool
+        ? a.random - b.random
+        : a.target.scrapePool < b.target.scrapePool
+          ? -1
+          : 1,
+    )
+    .map(({ target }) => target);
   const peers = Array.from({ length: 1 + Math.floor(Math.random() * 5) }, (_, i) => ({
     name: `peer-${Math.floor(Math.random() * 1000)}-${i}`,
     address: `10.0.0.${i}:9094`,
   }));
   return {
-    targets: JSON.stringify({ status: "success", data: { activeTargets, droppedTargets: [] } }),
+    targets: JSON.stringify({ status: "success", data: { activeTargets: listed, droppedTargets: [] } }),
     status: JSON.stringify({
       cluster: { name: "c", status: "ready", peers },
       config: { original: "route:\n  receiver: a\nreceivers:\n- name: a\n" },
