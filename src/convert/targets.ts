@@ -6,6 +6,7 @@ import { TARGETS } from "./families.js";
 import type { Labels } from "./samples.js";
 import { SampleSet } from "./samples.js";
 import { classifyScrapeError, DOWN_REASONS } from "./scrape-error-reason.js";
+import { stableOrder } from "./series-order.js";
 import { rfc3339Seconds } from "./time.js";
 
 /** Health values Prometheus reports; each pool gets a count for all of them, zeros included. */
@@ -43,7 +44,7 @@ interface PoolSummary {
 
 /** What a targets answer comes to: per-target series (when kept) and per-pool figures. */
 export interface TargetsSummary {
-  /** In the order of their first target; empty when `perTarget` is off. */
+  /** In a stable order (series-order.ts); empty when `perTarget` is off. */
   series: TargetSeries[];
   /** The per-pool families, as samples. */
   pools: SampleSet;
@@ -109,15 +110,17 @@ export class TargetSummariser {
 
   finish(dropped: DroppedTargets): TargetsSummary {
     const out = new SampleSet();
-    for (const [pool, summary] of this.pools) {
+    // Pools by name and series in an order of their own, whatever order the answer listed them in.
+    for (const [pool, summary] of [...this.pools].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
       for (const [reason, n] of summary.downBy) out.add(TARGETS.downByReason.name, { scrape_pool: pool, reason }, n);
       if (this.options.perTarget) out.add(TARGETS.collisions.name, { scrape_pool: pool }, summary.collisions);
     }
-    for (const [pool, n] of droppedPerPool(dropped, this.pools.keys())) {
-      out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
-    }
-    return { series: [...this.series.values()], pools: out };
+    const droppedCounts = [...droppedPerPool(dropped, this.pools.keys())].sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    for (const [pool, n] of droppedCounts) out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
+    return { series: stableOrder([...this.series.values()]), pools: out };
   }
 }
 
