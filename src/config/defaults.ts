@@ -4,8 +4,10 @@ import { availableParallelism } from "node:os";
 export const DEFAULTS = {
   schedule: "*/30 * * * * *",
   timeout: "10s",
-  // Enough for a 100k-target answer (about 80 MB), small enough to stop a runaway or a gzip bomb.
-  maxResponseSize: "256MiB",
+  // Bytes read, not memory: a targets answer is streamed, never held whole. Enough for a 1M-target
+  // answer (a 500k one is about 380 MB), and still an end to a runaway or a gzip bomb. Answers decoded
+  // whole (tsdb, Alertmanager status) are also capped by what the decoder can parse.
+  maxResponseSize: "1GiB",
   tsdb: { enabled: true },
   targets: { enabled: true, per_target: true },
 } as const;

@@ -3,7 +3,7 @@ import type { Worker } from "node:worker_threads";
 import { gunzipSync } from "node:zlib";
 import { DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
 import type { Endpoint } from "../config/types.js";
-import { type DecodeJob, type DecodeOptions, type DecodeResult, decodeAnswer } from "./decode.js";
+import { type DecodeJob, type DecodeOptions, type DecodeResult, decodeAnswer, type ParseBudget } from "./decode.js";
 import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
 import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
@@ -106,10 +106,7 @@ export class DecodePool {
     const inline = smallEnoughInline(job);
     if (inline) return Promise.resolve(decodeAnswer(inline));
     this.offloaded++;
-    const budget = {
-      bytes: Math.floor(this.memoryLimitBytes / HEAP_PER_JSON_BYTE),
-      because: `the most a decoder can parse with --decoder.memory-limit=${mib(this.memoryLimitBytes)}`,
-    };
+    const budget = this.parseBudget();
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const task: Task = {
@@ -123,6 +120,14 @@ export class DecodePool {
       this.queue.push(task);
       this.dispatch();
     });
+  }
+
+  /** The most JSON a whole answer may have here: no more of one is read from an upstream. */
+  parseBudget(): ParseBudget {
+    return {
+      bytes: Math.floor(this.memoryLimitBytes / HEAP_PER_JSON_BYTE),
+      because: `the most a decoder can parse with --decoder.memory-limit=${mib(this.memoryLimitBytes)}`,
+    };
   }
 
   /** Answers in a stream, decoded by this pool's streaming thread. */

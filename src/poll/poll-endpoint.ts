@@ -42,9 +42,10 @@ export async function pollEndpoint(
   const timeLeft = () => Math.max(0, Math.floor(source.timeoutMs - (performance.now() - started)));
   const finish = () => ({ durationSeconds: (performance.now() - started) / 1000, finishedAt: Date.now() / 1000 });
   const url = source.url + spec.path;
-  const fetchOptions = () => ({
+  const fetchOptions = (maxBytes = source.maxResponseBytes, because?: string) => ({
     timeoutMs: Math.max(1, timeLeft()),
-    maxBytes: source.maxResponseBytes,
+    maxBytes,
+    ...(because ? { maxBytesBecause: because } : {}),
     http: source.http,
     signal,
     searchParams: spec.searchParams(source),
@@ -59,7 +60,13 @@ export async function pollEndpoint(
   };
   /** A whole answer fetched and decoded; `reference` skips the streaming reader. */
   const whole = async (reference: boolean): Promise<[DecodeResult, Received]> => {
-    const { body, ...received } = await fetchBody(url, fetchOptions());
+    // No more is read than the decoder could parse: the rest would be downloaded only to be refused.
+    const budget = decoder.parseBudget();
+    const capped = budget.bytes < source.maxResponseBytes;
+    const { body, ...received } = await fetchBody(
+      url,
+      capped ? fetchOptions(budget.bytes, budget.because) : fetchOptions(),
+    );
     const result = await decoder.decode(
       { endpoint, body, encoding: received.encoding, options, reference },
       timeLeft(),

@@ -18,6 +18,8 @@ export interface FetchOptions {
   timeoutMs: number;
   /** Cap on the bytes read, on the wire and (when streamed) after decompression. */
   maxBytes: number;
+  /** Why the cap is what it is, when it is not max_response_size (said in the error). */
+  maxBytesBecause?: string;
   /** Aborts the fetch, for shutdown. */
   signal?: AbortSignal;
   searchParams?: Record<string, string>;
@@ -159,7 +161,7 @@ async function withRetries<T>(url: string, options: FetchOptions, read: (answer:
         wire = transferred;
         if (transferred > options.maxBytes && !tooLarge) {
           tooLarge = true;
-          request.destroy(new PollError("too_large", `answer larger than ${options.maxBytes} bytes`));
+          request.destroy(new PollError("too_large", tooLargeMessage(options)));
         }
       });
       const [response] = (await once(request, "response")) as [IncomingMessage];
@@ -176,7 +178,7 @@ async function withRetries<T>(url: string, options: FetchOptions, read: (answer:
       return await read({ stream: request, received });
     } catch (error) {
       stream?.destroy();
-      if (tooLarge) throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes`);
+      if (tooLarge) throw new PollError("too_large", tooLargeMessage(options));
       if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
       if (deadline.aborted) throw classifyError(lastFailure ?? error, options.maxBytes);
       if (attempt >= ATTEMPTS || !retryable(error)) throw classifyError(error, options.maxBytes);
@@ -217,6 +219,10 @@ async function readStart(stream: Readable, limit: number): Promise<Buffer> {
     // What arrived before the failure is all there is to describe.
   }
   return Buffer.concat(chunks).subarray(0, limit);
+}
+
+function tooLargeMessage({ maxBytes, maxBytesBecause }: FetchOptions): string {
+  return `answer larger than ${maxBytes} bytes${maxBytesBecause ? `, ${maxBytesBecause}` : ""}`;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -120,3 +120,74 @@ describe("outputChunkSize", () => {
     expect(outputChunkSize(answer, 256 * 2 ** 20)).toBe(answer.readUInt32LE(answer.length - 4) + 1);
   });
 });
+
+describe("DecodePool: time budget", () => {
+  it("abandons a decode still running when its time is up (its worker ended, reason timeout); the next one works", async () => {
+    const pool = new DecodePool({ size: 1 });
+    // A whole answer the streaming reader leaves to JSON.parse: far more than a millisecond of work.
+    const slow = await pool.decode({ ...job(Buffer.from(referencePathTargetsAnswer(20_000))), reference: true }, 1);
+    expect(slow.ok).toBe(false);
+    if (!slow.ok)
+      expect([slow.reason, slow.message]).toEqual([
+        "timeout",
+        "decoding the answer took longer than the time left of the timeout (1 ms)",
+      ]);
+    const next = await pool.decode(job(Buffer.from(targetsAnswer(2000))), 60_000);
+    expect(next.ok).toBe(true);
+    expect(pool.started).toBe(2);
+  });
+
+  it("drops a job still waiting for a worker when its time is up, without ending the busy worker", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const first = pool.decode(job(Buffer.from(targetsAnswer(2000))), 60_000);
+    const waiting = await pool.decode(job(Buffer.from(targetsAnswer(2000))), 1);
+    expect(waiting.ok ? "ok" : waiting.reason).toBe("timeout");
+    expect((await first).ok).toBe(true);
+    expect(pool.started).toBe(1);
+  });
+});
+
+describe("DecodePool: streamed answers", () => {
+  const options = job(Buffer.alloc(0)).options;
+
+  it("decodes an answer handed over in chunks as the whole answer decodes, on a thread kept for the next", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const text = Buffer.from(targetsAnswer(3000));
+    const whole = await pool.decode(job(Buffer.from(text)));
+    for (let poll = 0; poll < 2; poll++) {
+      const stream = pool.openStream("targets", options);
+      for (let at = 0; at < text.length; at += 10_000)
+        expect(await stream.write(text.subarray(at, at + 10_000))).toBe(true);
+      const end = await stream.end(60_000);
+      expect(end.gaveUp).toBe(false);
+      if (end.gaveUp || !end.result.ok || !whole.ok) throw new Error("not decoded");
+      expect(end.result.families.map(([n, l]) => [n, Buffer.from(l).toString()])).toEqual(
+        whole.families.map(([n, l]) => [n, Buffer.from(l).toString()]),
+      );
+    }
+    expect(pool.streamed).toBe(2);
+  });
+
+  it("says at once that the reader gave up, so the rest is not fetched", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const stream = pool.openStream("targets", options);
+    expect(await stream.write(Buffer.from('{"status":"success","data":{"activeTargets":[nope'))).toBe(true);
+    // The ack of a chunk carries the reader's verdict: a write after it (chunks come from the socket,
+    // one event-loop turn apart) learns it.
+    let more = true;
+    for (let i = 0; i < 50 && more; i++) {
+      more = await stream.write(Buffer.from("]}}"));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(more).toBe(false);
+    expect(await stream.end(60_000)).toEqual({ gaveUp: true });
+  });
+
+  it("fails a streamed answer whose result is not there in time, and forgets it", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const stream = pool.openStream("targets", options);
+    await stream.write(Buffer.from(targetsAnswer(3000)));
+    const end = await stream.end(0);
+    expect(end.gaveUp ? "gave up" : end.result.ok ? "ok" : end.result.reason).toBe("timeout");
+  });
+});
