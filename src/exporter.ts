@@ -94,6 +94,7 @@ export class Exporter {
   static async start(loaded: LoadedConfig, flags: Flags, log: Logger): Promise<Exporter> {
     // Before the first poll starts a worker.
     for (const pool of [decodePool, probeDecodePool]) pool.memoryLimitBytes = flags.decoderMemoryLimitBytes;
+    if (loaded.config.sources.length > 0) decodePool.warm();
     const exporter = new Exporter(loaded, flags, log);
     await listen(exporter.server, flags.listen.port, flags.listen.host);
     log.info(

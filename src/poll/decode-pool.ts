@@ -130,6 +130,15 @@ export class DecodePool {
     };
   }
 
+  /**
+   * Starts a worker for whole answers and the streaming thread now, so the first polls do not wait for
+   * them: a poll's timeout covers its decode, and a thread's start is a few hundred ms of it.
+   */
+  warm(): void {
+    if (this.slots.length === 0) this.idleAfter(this.spawn(), 0);
+    this.streams.warm();
+  }
+
   /** Answers in a stream, decoded by this pool's streaming thread. */
   openStream(endpoint: Endpoint, options: DecodeOptions): DecodeStream {
     this.streamed++;
@@ -164,6 +173,17 @@ export class DecodePool {
     }
   }
 
+  /** An idle worker ends after a while: soon if its heap grew large, else after minutes. */
+  private idleAfter(slot: Slot, heapBytes: number): void {
+    const idleExit = heapBytes < this.warmHeapLimitBytes ? WARM_IDLE_EXIT_MS : IDLE_EXIT_MS;
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => {
+      if (slot.task) return;
+      this.remove(slot);
+      void slot.worker.terminate();
+    }, idleExit).unref();
+  }
+
   private remove(slot: Slot): void {
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
@@ -180,12 +200,7 @@ export class DecodePool {
       slot.task?.resolve(result);
       slot.task = undefined;
       worker.unref(); // idle workers must not keep the process alive
-      const idleExit = heapBytes < this.warmHeapLimitBytes ? WARM_IDLE_EXIT_MS : IDLE_EXIT_MS;
-      slot.idleTimer = setTimeout(() => {
-        if (slot.task) return;
-        this.remove(slot);
-        void worker.terminate();
-      }, idleExit).unref();
+      this.idleAfter(slot, heapBytes);
       this.dispatch();
     });
     const fail = (result: DecodeResult) => {

@@ -110,6 +110,12 @@ export class StreamDecoder {
     worker.postMessage(message, transfer);
   }
 
+  /** Starts the thread now, so the first answer does not wait for it (an isolate and the modules). */
+  warm(): void {
+    this.thread();
+    this.idle();
+  }
+
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = startDecoderThread(this.memoryLimit());

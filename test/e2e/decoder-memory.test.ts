@@ -10,14 +10,18 @@ import { freePort, type Managed, tempDir, waitFor } from "../harness/processes.j
 import { samplesOf, valueIn } from "../helpers/exposition.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
-// The built daemon with a small --decoder.memory-limit, against an upstream whose targets answer is
-// too large for it: the poll fails as too_large, the process lives on, and a normal answer is served
+// The built daemon with a small --decoder.memory-limit. A targets answer is streamed, so one far larger
+// than the decoder could parse whole is served; one the streaming reader leaves to the reference path
+// and that is too large for it fails as too_large, the process lives on, and a normal answer is served
 // again. A local server plays the upstream: no real Prometheus here can be made to hold 43,000 targets.
 
 const ANSWERS = {
   good: gzipSync(fixtureText("upstream/prometheus-targets.json")),
-  // 9 MB of JSON: over a quarter of 32 MiB, refused before parsing.
-  unparseable: gzipSync(targetsAnswer(12_000)),
+  // 9 MB of JSON, over a quarter of 32 MiB: streamed, every target served.
+  large: gzipSync(targetsAnswer(12_000)),
+  // 9 MB of JSON (mostly white space) the streaming reader leaves to JSON.parse (a duplicate key): over
+  // a quarter of 32 MiB, so no more of it is read for the reference path than that, and it is refused.
+  unparseable: gzipSync(`${referencePathTargetsAnswer(2_000)}${" ".repeat(9 * 2 ** 20)}`),
   // 8 MB of JSON that parses within 32 MiB, but its 215,000 series do not fit: the worker runs out.
   exhausting: gzipSync(referencePathTargetsAnswer(43_000)), // left by the fast path to JSON.parse
 };
@@ -97,7 +101,22 @@ async function expectServedAgain(): Promise<void> {
 }
 
 describe("an answer too large for --decoder.memory-limit", () => {
-  it("is refused before parsing when its JSON is over a quarter of the limit", async () => {
+  it("is served when streamed, however much larger than the decoder could parse whole", async () => {
+    answer = "large";
+    const text = await waitFor(
+      "12,000 targets served",
+      async () => {
+        const t = await scrape();
+        return samplesOf(t, "promstatus_target_up", { source: "prom" }).length === 12_000 ? t : undefined;
+      },
+      30_000,
+      200,
+    );
+    expect(valueIn(text, "promstatus_up", { source: "prom", endpoint: "targets" })).toBe(1);
+    await expectServedAgain();
+  }, 60_000);
+
+  it("is refused, when left to the reference path, once over a quarter of the limit", async () => {
     await expectServedAgain();
     answer = "unparseable";
     await expectTooLarge("the most a decoder can parse with --decoder.memory-limit=32MiB");
