@@ -3,7 +3,7 @@
 // JSON line. Usage: node --expose-gc --import tsx scripts/bench/groups.ts
 import { prometheusFacts } from "../../src/convert/replica-facts.js";
 import { compareGroup } from "../../src/convert/replica-group.js";
-import { renderSampleSet } from "../../src/publish/text-format.js";
+import { renderSampleSet } from "../../src/exposition/text-format.js";
 import { type TargetsResponse, targetsResponse } from "../../src/upstream/payloads.js";
 import { targetsAnswer } from "./generate.js";
 

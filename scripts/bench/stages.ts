@@ -13,8 +13,10 @@ const { scanTargetsAnswer } =
 const { targetsResponse } = await dist<typeof import("../../src/upstream/payloads.js")>("upstream/payloads.js");
 const { convertTargets, TargetSummariser } =
   await dist<typeof import("../../src/convert/targets.js")>("convert/targets.js");
-const { renderTargets } = await dist<typeof import("../../src/publish/target-lines.js")>("publish/target-lines.js");
-const { renderSampleSet } = await dist<typeof import("../../src/publish/text-format.js")>("publish/text-format.js");
+const { renderTargets } =
+  await dist<typeof import("../../src/exposition/target-lines.js")>("exposition/target-lines.js");
+const { renderSampleSet } =
+  await dist<typeof import("../../src/exposition/text-format.js")>("exposition/text-format.js");
 const { decodeAnswer } = await dist<typeof import("../../src/poll/decode.js")>("poll/decode.js");
 
 const { values } = parseArgs({ options: { targets: { type: "string", default: "100000" } } });

@@ -1,6 +1,6 @@
 import { parseDuration } from "../config/duration.js";
 // The text format's escaping makes the rendered pairs an unambiguous key (values are quoted and escaped).
-import { labelPairs } from "../publish/text-format.js";
+import { labelPairs } from "../exposition/label-pairs.js";
 import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { TARGETS } from "./families.js";
 import type { Labels } from "./samples.js";

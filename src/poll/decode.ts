@@ -2,8 +2,8 @@ import { gunzipSync } from "node:zlib";
 import type { Endpoint } from "../config/types.js";
 import { InvalidPayloadError } from "../convert/invalid-payload.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
-import type { RenderedFamilies } from "../publish/text-format.js";
-import { renderSampleSet } from "../publish/text-format.js";
+import type { RenderedFamilies } from "../exposition/text-format.js";
+import { renderSampleSet } from "../exposition/text-format.js";
 import { describeMismatch } from "../upstream/payloads.js";
 import type { FailureReason } from "../upstream/poll-error.js";
 import { type ConvertOptions, ENDPOINTS, type EndpointSpec } from "./endpoints.js";
@@ -32,7 +32,7 @@ export interface DecodeJob {
   reference?: boolean;
 }
 
-export type { RenderedFamilies } from "../publish/text-format.js";
+export type { RenderedFamilies } from "../exposition/text-format.js";
 
 export type DecodeResult = (
   | { ok: true; families: RenderedFamilies; series: number; facts?: ReplicaFacts }

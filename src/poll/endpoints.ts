@@ -5,7 +5,7 @@ import { alertmanagerFacts, prometheusFacts, type ReplicaFacts } from "../conver
 import type { SampleSet } from "../convert/samples.js";
 import { convertTargets, type TargetLabel } from "../convert/targets.js";
 import { agentModeSamples, convertTsdb } from "../convert/tsdb.js";
-import type { RenderedFamilies } from "../publish/text-format.js";
+import type { RenderedFamilies } from "../exposition/text-format.js";
 import { alertmanagerStatusResponse, targetsResponse, tsdbResponse } from "../upstream/payloads.js";
 import type { PollError } from "../upstream/poll-error.js";
 import type { DecodeOptions } from "./decode.js";

@@ -1,6 +1,6 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
-import { renderSampleSet, sourceLabelPrefix } from "../publish/text-format.js";
+import { renderSampleSet, sourceLabelPrefix } from "../exposition/text-format.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
 import type { DecodeOptions, DecodeResult, RenderedFamilies } from "./decode.js";

@@ -1,6 +1,6 @@
 import { prometheusFacts } from "../convert/replica-facts.js";
 import { TargetSummariser } from "../convert/targets.js";
-import { renderTargets } from "../publish/target-lines.js";
+import { renderTargets } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
 import type { DecodeOptions } from "./decode.js";

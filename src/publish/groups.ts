@@ -1,9 +1,9 @@
 import { endpointsOf, type SourceConfig } from "../config/types.js";
 import { HEALTH, type ReplicaFacts } from "../convert/replica-facts.js";
 import { compareGroup, type GroupMember } from "../convert/replica-group.js";
+import { labelPrefix, renderSampleSet } from "../exposition/text-format.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { SourceState } from "./source-state.js";
-import { labelPrefix, renderSampleSet } from "./text-format.js";
 
 /** A replica group's members in config order, as the comparison and the landing page see them. */
 export interface GroupView {

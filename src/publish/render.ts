@@ -1,9 +1,9 @@
 import { GROUP_FAMILIES, POLL, SOURCE_FAMILIES } from "../convert/families.js";
 import type { Sample } from "../convert/samples.js";
+import { familyHeader, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import { ENDPOINTS } from "../poll/endpoints.js";
 import type { SourceState } from "./source-state.js";
-import { familyHeader, renderSamples, sourceLabelPrefix } from "./text-format.js";
 
 /**
  * The exposition of every source: each family's HELP and TYPE, then its lines from every source.

@@ -1,5 +1,6 @@
 import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
-import { formatValue, type RenderedFamilies, renderSampleSet } from "./text-format.js";
+import { formatValue } from "./label-pairs.js";
+import { type RenderedFamilies, renderSampleSet } from "./text-format.js";
 
 // The per-target families of a large answer (five lines per target, 500k at 100k targets) written
 // straight from the summarised series: no sample object per line, and each target's labels written

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Labels, Sample } from "../../src/convert/samples.js";
-import { escapeLabelValue, formatValue, renderSamples } from "../../src/publish/text-format.js";
+import { escapeLabelValue, formatValue } from "../../src/exposition/label-pairs.js";
+import { renderSamples } from "../../src/exposition/text-format.js";
 
 // The buffer-writing renderer against the text format written the plain way, on random samples:
 // unicode, escapes, empty values, shared and distinct label objects, every kind of number.
