@@ -15,48 +15,49 @@ function hash(text: string): number {
 // hash × 2^21 + index stays an exact integer in a double: up to 2M series per pool.
 const INDEX_BITS = 2 ** 21;
 
-/** What is ordered: a series' rendered labels, and its pool. */
-interface Ordered {
-  pairs: string;
-  labels: { scrape_pool?: string };
-}
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The series in a stable order, whatever the order they were met in. */
-export function stableOrder<T extends Ordered>(series: readonly T[]): T[] {
-  const byPool = new Map<string, T[]>();
-  for (const s of series) {
-    const pool = s.labels.scrape_pool ?? "";
+/**
+ * The indices of series in a stable order, whatever the order they were met in: `pairs[i]` is series
+ * i's rendered labels, `pools[i]` its pool.
+ */
+export function stableOrder(pairs: readonly string[], pools: readonly string[]): Uint32Array {
+  const byPool = new Map<string, number[]>();
+  for (let i = 0; i < pairs.length; i++) {
+    const pool = pools[i] as string;
     const list = byPool.get(pool);
-    if (list) list.push(s);
-    else byPool.set(pool, [s]);
+    if (list) list.push(i);
+    else byPool.set(pool, [i]);
   }
-  const out: T[] = [];
-  for (const pool of [...byPool.keys()].sort()) out.push(...inHashOrder(byPool.get(pool) as T[]));
+  const out = new Uint32Array(pairs.length);
+  let at = 0;
+  for (const pool of [...byPool.keys()].sort(compare)) {
+    for (const i of inHashOrder(byPool.get(pool) as number[], pairs)) out[at++] = i;
+  }
   return out;
 }
 
-function inHashOrder<T extends Ordered>(list: readonly T[]): T[] {
-  if (list.length >= INDEX_BITS) return [...list].sort((a, b) => compare(a.pairs, b.pairs));
+function inHashOrder(list: readonly number[], pairs: readonly string[]): number[] {
+  const byLabels = (a: number, b: number) => compare(pairs[a] as string, pairs[b] as string);
+  if (list.length >= INDEX_BITS) return [...list].sort(byLabels);
   const hashes = new Uint32Array(list.length);
   const keys = new Float64Array(list.length);
-  for (let i = 0; i < list.length; i++) {
-    hashes[i] = hash((list[i] as T).pairs);
-    keys[i] = (hashes[i] as number) * INDEX_BITS + i;
+  for (let k = 0; k < list.length; k++) {
+    hashes[k] = hash(pairs[list[k] as number] as string);
+    keys[k] = (hashes[k] as number) * INDEX_BITS + k;
   }
   keys.sort();
-  const out: T[] = [];
+  const out: number[] = [];
   for (let i = 0; i < keys.length; ) {
     // A run of equal hashes (rare) is ordered by the labels themselves.
-    let end = i + 1;
     const h = hashes[(keys[i] as number) % INDEX_BITS] as number;
+    let end = i + 1;
     while (end < keys.length && hashes[(keys[end] as number) % INDEX_BITS] === h) end++;
-    const run: T[] = [];
-    for (let k = i; k < end; k++) run.push(list[(keys[k] as number) % INDEX_BITS] as T);
-    if (run.length > 1) run.sort((a, b) => compare(a.pairs, b.pairs));
+    const run: number[] = [];
+    for (let k = i; k < end; k++) run.push(list[(keys[k] as number) % INDEX_BITS] as number);
+    if (run.length > 1) run.sort(byLabels);
     for (const s of run) out.push(s);
     i = end;
   }
   return out;
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -6,7 +6,7 @@ import { TARGETS } from "./families.js";
 import type { Labels } from "./samples.js";
 import { SampleSet } from "./samples.js";
 import { classifyScrapeError, DOWN_REASONS } from "./scrape-error-reason.js";
-import { stableOrder } from "./series-order.js";
+import { SERIES_VALUES, SeriesColumns } from "./series-columns.js";
 import { rfc3339Seconds } from "./time.js";
 
 /** Health values Prometheus reports; each pool gets a count for all of them, zeros included. */
@@ -24,18 +24,6 @@ export interface TargetsOptions {
   extraLabels: readonly TargetLabel[];
 }
 
-/** One per-target series; targets that share every per-target label are merged into one. */
-export interface TargetSeries {
-  labels: Labels;
-  /** The labels as the text format writes them, `scrape_pool="…",job="…",…`: also the series' key. */
-  pairs: string;
-  up: number;
-  duration: number | undefined;
-  lastScrape: number | undefined;
-  interval: number | undefined;
-  timeout: number | undefined;
-}
-
 interface PoolSummary {
   byHealth: Map<string, number>;
   downBy: Map<string, number>;
@@ -44,19 +32,21 @@ interface PoolSummary {
 
 /** What a targets answer comes to: per-target series (when kept) and per-pool figures. */
 export interface TargetsSummary {
-  /** In a stable order (series-order.ts); empty when `perTarget` is off. */
-  series: TargetSeries[];
+  /** Empty when `perTarget` is off. */
+  series: SeriesColumns;
+  /** The series' indices in the order they are written (series-order.ts). */
+  order: Uint32Array;
   /** The per-pool families, as samples. */
   pools: SampleSet;
 }
 
-/** The per-target families, in the order convertTargets adds them for a series. */
+/** The per-target families, one per value of a series (SERIES_VALUES), in the order they are written. */
 export const PER_TARGET_FAMILIES = [
-  { name: TARGETS.up.name, value: (s: TargetSeries) => s.up },
-  { name: TARGETS.scrapeDuration.name, value: (s: TargetSeries) => s.duration },
-  { name: TARGETS.lastScrape.name, value: (s: TargetSeries) => s.lastScrape },
-  { name: TARGETS.scrapeInterval.name, value: (s: TargetSeries) => s.interval },
-  { name: TARGETS.scrapeTimeout.name, value: (s: TargetSeries) => s.timeout },
+  TARGETS.up.name,
+  TARGETS.scrapeDuration.name,
+  TARGETS.lastScrape.name,
+  TARGETS.scrapeInterval.name,
+  TARGETS.scrapeTimeout.name,
 ] as const;
 
 /**
@@ -64,14 +54,15 @@ export const PER_TARGET_FAMILIES = [
  * (poll/targets-fast-path.ts renders the same summary without the samples in between.)
  */
 export function convertTargets(payload: TargetsResponse, options: TargetsOptions): SampleSet {
-  const summariser = new TargetSummariser(options);
+  const summariser = new TargetSummariser(options, { keepLabels: true });
   for (const target of payload.data.activeTargets) summariser.add(target);
-  const { series, pools } = summariser.finish(payload.data);
+  const { series, order, pools } = summariser.finish(payload.data);
   const out = new SampleSet();
-  for (const s of series) {
-    for (const family of PER_TARGET_FAMILIES) {
-      const value = family.value(s);
-      if (value !== undefined) out.add(family.name, s.labels, value);
+  for (const i of order) {
+    const labels = series.labels?.[i] as Labels;
+    for (let v = 0; v < PER_TARGET_FAMILIES.length; v++) {
+      const value = series.value(v, i);
+      if (!Number.isNaN(value)) out.add(PER_TARGET_FAMILIES[v] as string, labels, value);
     }
   }
   for (const [name, samples] of pools.families) for (const { labels, value } of samples) out.add(name, labels, value);
@@ -86,9 +77,16 @@ export function convertTargets(payload: TargetsResponse, options: TargetsOptions
  */
 export class TargetSummariser {
   private readonly pools = new Map<string, PoolSummary>();
-  private readonly series = new Map<string, TargetSeries>();
+  private readonly series: SeriesColumns;
+  private readonly values = new Array<number>(SERIES_VALUES.length);
 
-  constructor(private readonly options: TargetsOptions) {}
+  /** `keepLabels`: each series' labels as an object too, for a converter that adds samples by them. */
+  constructor(
+    private readonly options: TargetsOptions,
+    { keepLabels = false }: { keepLabels?: boolean } = {},
+  ) {
+    this.series = new SeriesColumns(keepLabels);
+  }
 
   add(target: ActiveTarget): void {
     const pool = poolSummary(this.pools, target.scrapePool);
@@ -99,13 +97,13 @@ export class TargetSummariser {
     }
     if (!this.options.perTarget) return;
     const labels = targetLabels(target, this.options.extraLabels);
-    const pairs = labelPairs(labels);
-    const seen = this.series.get(pairs);
-    const next = targetSeries(target, labels, pairs);
-    if (seen) {
-      merge(seen, next);
-      pool.collisions++;
-    } else this.series.set(pairs, next);
+    const values = this.values;
+    values[0] = target.health === "up" ? 1 : 0;
+    values[1] = target.lastScrapeDuration ?? Number.NaN;
+    values[2] = rfc3339Seconds(target.lastScrape) ?? Number.NaN;
+    values[3] = durationSeconds(target.scrapeInterval) ?? Number.NaN;
+    values[4] = durationSeconds(target.scrapeTimeout) ?? Number.NaN;
+    if (this.series.add(labelPairs(labels), target.scrapePool, labels, values)) pool.collisions++;
   }
 
   finish(dropped: DroppedTargets): TargetsSummary {
@@ -120,7 +118,7 @@ export class TargetSummariser {
       a < b ? -1 : a > b ? 1 : 0,
     );
     for (const [pool, n] of droppedCounts) out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
-    return { series: stableOrder([...this.series.values()]), pools: out };
+    return { series: this.series, order: this.series.order(), pools: out };
   }
 }
 
@@ -152,31 +150,6 @@ function targetLabels(target: ActiveTarget, extra: readonly TargetLabel[]): Labe
 /** A target's label, "" when it has none (own keys only: "constructor" is a valid label name). */
 export function labelValue(labels: Record<string, string>, name: string): string {
   return Object.hasOwn(labels, name) ? (labels[name] as string) : "";
-}
-
-function targetSeries(target: ActiveTarget, labels: Labels, pairs: string): TargetSeries {
-  return {
-    labels,
-    pairs,
-    up: target.health === "up" ? 1 : 0,
-    duration: target.lastScrapeDuration,
-    lastScrape: rfc3339Seconds(target.lastScrape),
-    interval: durationSeconds(target.scrapeInterval),
-    timeout: durationSeconds(target.scrapeTimeout),
-  };
-}
-
-function merge(into: TargetSeries, other: TargetSeries): void {
-  into.up = Math.min(into.up, other.up);
-  into.duration = pick(into.duration, other.duration, Math.max);
-  into.lastScrape = pick(into.lastScrape, other.lastScrape, Math.min);
-  into.interval = pick(into.interval, other.interval, Math.min);
-  into.timeout = pick(into.timeout, other.timeout, Math.min);
-}
-
-function pick(a: number | undefined, b: number | undefined, choose: (x: number, y: number) => number) {
-  if (a === undefined) return b;
-  return b === undefined ? a : choose(a, b);
 }
 
 // A fleet has a handful of distinct scrape intervals and timeouts, written out once per target: parsed

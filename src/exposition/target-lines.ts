@@ -1,3 +1,4 @@
+import type { SeriesColumns } from "../convert/series-columns.js";
 import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
 import { formatValue } from "./label-pairs.js";
 import { type RenderedFamilies, renderSampleSet } from "./text-format.js";
@@ -13,64 +14,69 @@ type Writable = Buffer & {
   utf8Write(text: string, offset: number): number;
 };
 
-interface FamilyLines {
-  /** `name{prefix,`: what every line of the family starts with. */
-  start: string;
-  startBytes: number;
-  /** Formatted value per series; undefined where the series has none. */
-  values: (string | undefined)[];
-  bytes: number;
-}
-
 /** The rendered families of a targets summary, and how many samples they hold. */
 export function renderTargets(summary: TargetsSummary, prefix: string): { families: RenderedFamilies; series: number } {
-  const { series } = summary;
-  const pairsBytes = new Int32Array(series.length);
-  // Each line starts `name{prefix,` (one write), then the series' own pairs (labelBlock's bytes).
-  const lines: FamilyLines[] = PER_TARGET_FAMILIES.map((f) => {
-    const start = `${f.name}{${prefix}${prefix ? "," : ""}`;
-    return { start, startBytes: Buffer.byteLength(start), values: [], bytes: 0 };
-  });
-  // A family comes where its first sample would have been added (convertTargets' order).
-  const order: number[] = [];
-  let samples = 0;
-  for (let i = 0; i < series.length; i++) {
-    const s = series[i] as (typeof series)[number];
-    const bytes = Buffer.byteLength(s.pairs);
-    pairsBytes[i] = bytes;
-    for (let f = 0; f < PER_TARGET_FAMILIES.length; f++) {
-      const value = (PER_TARGET_FAMILIES[f] as (typeof PER_TARGET_FAMILIES)[number]).value(s);
-      const family = lines[f] as FamilyLines;
-      if (value === undefined) {
-        family.values.push(undefined);
-        continue;
-      }
-      if (family.bytes === 0) order.push(f);
-      const text = formatValue(value);
-      family.values.push(text);
-      family.bytes += family.startBytes + bytes + text.length + 3; // "} " and the newline
-      samples++;
-    }
+  const { series, order } = summary;
+  const pairsBytes = new Int32Array(series.size);
+  for (let i = 0; i < series.size; i++) {
+    const pairs = series.pairs[i] as string;
+    pairsBytes[i] = Buffer.byteLength(pairs);
   }
+  // A family comes where its first sample would have been added (convertTargets' order).
+  const first = PER_TARGET_FAMILIES.map((_, v) => order.findIndex((i) => !Number.isNaN(series.value(v, i))));
+  const written = PER_TARGET_FAMILIES.map((_, v) => v)
+    .filter((v) => (first[v] as number) >= 0)
+    .sort((a, b) => (first[a] as number) - (first[b] as number) || a - b);
   const families: RenderedFamilies = [];
-  for (const f of order) {
-    const family = lines[f] as FamilyLines;
-    const out = Buffer.allocUnsafe(family.bytes) as Writable;
-    const ascii = family.startBytes === family.start.length;
-    let offset = 0;
-    for (let i = 0; i < series.length; i++) {
-      const value = family.values[i];
-      if (value === undefined) continue;
-      offset += ascii ? out.latin1Write(family.start, offset) : out.utf8Write(family.start, offset);
-      const pairs = (series[i] as (typeof series)[number]).pairs;
-      offset += pairsBytes[i] === pairs.length ? out.latin1Write(pairs, offset) : out.utf8Write(pairs, offset);
-      out[offset++] = 0x7d; // }
-      out[offset++] = 0x20; // space
-      for (let k = 0; k < value.length; k++) out[offset++] = value.charCodeAt(k); // numbers are ASCII
-      out[offset++] = 0x0a; // newline
-    }
-    families.push([PER_TARGET_FAMILIES[f]?.name as string, out]);
+  let samples = 0;
+  for (const v of written) {
+    const name = PER_TARGET_FAMILIES[v] as string;
+    const lines = familyLines(series, order, pairsBytes, v, `${name}{${prefix}${prefix ? "," : ""}`);
+    samples += lines.samples;
+    families.push([name, lines.bytes]);
   }
   const pools = renderSampleSet(summary.pools, prefix);
   return { families: [...families, ...pools], series: samples + summary.pools.size };
+}
+
+/**
+ * One family's lines, `start` + the series' pairs + `} value`: values formatted once, kept only while
+ * this family is written (not five families' worth at once), then written into a buffer of the exact size.
+ */
+function familyLines(
+  series: SeriesColumns,
+  order: Uint32Array,
+  pairsBytes: Int32Array,
+  v: number,
+  start: string,
+): { bytes: Buffer; samples: number } {
+  const startBytes = Buffer.byteLength(start);
+  const ascii = startBytes === start.length;
+  const values = new Array<string | undefined>(order.length);
+  let bytes = 0;
+  let samples = 0;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k] as number;
+    const value = series.value(v, i);
+    if (Number.isNaN(value)) continue;
+    const text = formatValue(value);
+    values[k] = text;
+    bytes += startBytes + (pairsBytes[i] as number) + text.length + 3; // "} " and the newline
+    samples++;
+  }
+  const out = Buffer.allocUnsafe(bytes) as Writable;
+  let offset = 0;
+  for (let k = 0; k < order.length; k++) {
+    const value = values[k];
+    if (value === undefined) continue;
+    const i = order[k] as number;
+    offset += ascii ? out.latin1Write(start, offset) : out.utf8Write(start, offset);
+    const pairs = series.pairs[i] as string;
+    offset += pairsBytes[i] === pairs.length ? out.latin1Write(pairs, offset) : out.utf8Write(pairs, offset);
+    out[offset++] = 0x7d; // }
+    out[offset++] = 0x20; // space
+    for (let c = 0; c < value.length; c++) out[offset++] = value.charCodeAt(c); // numbers are ASCII
+    out[offset++] = 0x0a; // newline
+  }
+  return { bytes: out, samples };
 }

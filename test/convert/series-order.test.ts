@@ -59,11 +59,12 @@ describe("series order", () => {
       if (other !== undefined) pair = [other, pairs];
       else seen.set(h >>> 0, pairs);
     }
-    const series = (pool: string, pairs: string) => ({ pairs, labels: { scrape_pool: pool } });
-    const a = [series("b", pair[0]), series("a", "x"), series("b", pair[1]), series("a", "y")];
-    const orders = [a, [...a].reverse(), shuffled(a, rng(1)), shuffled(a, rng(2))].map((list) =>
-      stableOrder(list).map((s) => `${s.labels.scrape_pool}/${s.pairs}`),
-    );
+    const a = [`b/${pair[0]}`, "a/x", `b/${pair[1]}`, "a/y"];
+    const orders = [a, [...a].reverse(), shuffled(a, rng(1)), shuffled(a, rng(2))].map((list) => {
+      const pools = list.map((s) => s.slice(0, 1));
+      const pairs = list.map((s) => s.slice(2));
+      return [...stableOrder(pairs, pools)].map((i) => list[i]);
+    });
     for (const order of orders) expect(order).toEqual(orders[0]);
     const first = orders[0] as string[];
     expect(first.slice(0, 2).every((s) => s.startsWith("a/"))).toBe(true);
