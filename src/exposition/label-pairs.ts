@@ -15,7 +15,9 @@ export function formatValue(value: number): string {
 
 /** `name="value",…` in the labels' order, values escaped: also the source prefix `source="…",…`. */
 export function labelPairs(labels: Record<string, string>): string {
-  let out = "";
-  for (const key in labels) out += `${out ? "," : ""}${key}="${escapeLabelValue(labels[key] as string)}"`;
-  return out;
+  // Joined, not concatenated: `+=` builds a tree of string pieces that V8 keeps as it is, and a 500k-
+  // target answer keeps one per series (~400 bytes each instead of the ~100 of a flat string).
+  const pairs: string[] = [];
+  for (const key in labels) pairs.push(`${key}="${escapeLabelValue(labels[key] as string)}"`);
+  return pairs.join(",");
 }
