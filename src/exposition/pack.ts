@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto";
+import { constants, gzipSync } from "node:zlib";
+import type { RenderedFamilies } from "./text-format.js";
+
+// A large family's lines are kept between polls as gzip members only: the 60 MB of lines of a
+// 100k-target answer are ~4 MB gzipped (level 1 compresses them ~16x). Members back to back form one
+// valid gzip stream (RFC 1952), so a gzip scrape writes them as they are, and a plain scrape inflates
+// them one at a time as the response streams.
+
+/**
+ * Families at least this large are packed; smaller ones stay plain. Measured on the lines of a
+ * 100k-target answer (Node 20, level 1): a gzipSync call costs ~35 µs whatever its size, so 4 KiB
+ * compress at ~110 MB/s and 16 KiB and more at ~350 MB/s; what a family under 64 KiB would save is
+ * not worth a member of its own (the small parts are compressed together, store.ts).
+ */
+export const PACK_MIN_BYTES = 64 * 1024;
+/**
+ * The most plain bytes in one member (whole lines, unless a line is longer): a plain scrape holds one
+ * or two of them at a time. Larger members compress no better (16.6x at 256 KiB, 16.8x at 1 MiB).
+ */
+export const MEMBER_PLAIN_BYTES = 2 ** 20;
+
+/** A family's lines as gzip members: what the main thread keeps of a large family. */
+export interface PackedLines {
+  /** Members in order; back to back they are one gzip stream of the lines. */
+  members: Uint8Array[];
+  /** Plain bytes of each member, in order. */
+  sizes: number[];
+  /** Plain bytes of the whole family. */
+  length: number;
+  /** SHA-256 of the plain bytes (hex): with `length`, what tells an unchanged family. */
+  hash: string;
+}
+
+/** A family's lines, plain or packed. */
+export type FamilyLines = Uint8Array | PackedLines;
+/** Families as the publisher keeps them: small ones plain, large ones packed. */
+export type Families = [name: string, lines: FamilyLines][];
+
+// A structured clone keeps typed arrays typed and turns other objects into plain ones.
+export const isPacked = (lines: FamilyLines): lines is PackedLines => !(lines instanceof Uint8Array);
+
+export const plainLength = (lines: FamilyLines): number => (isPacked(lines) ? lines.length : lines.byteLength);
+
+/** Whether two families' lines are the same bytes (packed ones by length and hash). */
+export function sameLines(a: FamilyLines, b: FamilyLines): boolean {
+  if (isPacked(a) || isPacked(b)) return isPacked(a) && isPacked(b) && a.length === b.length && a.hash === b.hash;
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/**
+ * Lines cut into members of at most `memberBytes`, at line ends. Each piece is a view of `lines`, so
+ * no plain bytes are copied: what is alive beyond the lines is one piece's deflate state and output.
+ */
+export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES): PackedLines {
+  const hash = createHash("sha256");
+  const members: Uint8Array[] = [];
+  const sizes: number[] = [];
+  for (let start = 0; start < lines.length; ) {
+    let end = Math.min(lines.length, start + memberBytes);
+    if (end < lines.length) {
+      // Searched within the piece only: a line longer than a member is cut (the stream stays whole).
+      const newline = lines.subarray(start, end).lastIndexOf(0x0a);
+      if (newline >= 0) end = start + newline + 1;
+    }
+    const piece = lines.subarray(start, end);
+    hash.update(piece);
+    members.push(gzipSync(piece, { level: constants.Z_BEST_SPEED }));
+    sizes.push(piece.length);
+    start = end;
+  }
+  return { members, sizes, length: lines.length, hash: hash.digest("hex") };
+}
+
+/** Every family of at least `minBytes` packed, the others as they are. */
+export function packFamilies(families: RenderedFamilies, minBytes = PACK_MIN_BYTES): Families {
+  return families.map(([name, lines]) => [name, lines.byteLength >= minBytes ? packLines(lines) : lines]);
+}
