@@ -160,7 +160,7 @@ async function scrapeBench(store: SourceStore) {
   const plain = (await fetchBytes(false)).body;
   const zipped = Buffer.concat([
     gzipSync(plain.subarray(0, plain.length - store.exposition().length)),
-    store.exposition().gzip as Buffer,
+    ...(store.exposition().gzip ?? []),
   ]);
   const bare = createServer((req, res) => {
     const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"]));

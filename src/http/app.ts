@@ -7,6 +7,7 @@ import type { OwnMetrics } from "../publish/process-metrics.js";
 import type { Exposition } from "../publish/store.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
+import { sendBuffers, sendPlain } from "./exposition-body.js";
 import { type LandingPageInfo, landingPage } from "./landing-page.js";
 import type { WebConfig } from "./web-config.js";
 
@@ -53,26 +54,21 @@ export function createApp(deps: AppDeps): Express {
       // The exporter's own metrics (a few KB) come first; the sources' part is served as cached.
       const processText = await deps.processMetrics.metrics();
       const sources = deps.sourcesExposition();
-      let head: Buffer = Buffer.from(processText);
-      let body: readonly Uint8Array[] = sources.parts;
-      let length = sources.length;
-      res.vary("Accept-Encoding");
+      const head = Buffer.from(processText);
+      res.vary("Accept-Encoding").status(200).type(deps.processMetrics.contentType);
       if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
-        // Two gzip members back to back form one valid gzip stream (RFC 1952), so only the small
-        // live part is compressed per scrape.
-        head = gzipSync(head, { level: constants.Z_BEST_SPEED });
-        body = [sources.gzip];
-        length = sources.gzip.length;
-        res.set("Content-Encoding", "gzip");
+        // Gzip members back to back form one valid gzip stream (RFC 1952), so only the small live part
+        // is compressed per scrape; the sources' members are written as they are kept.
+        const zipped = gzipSync(head, { level: constants.Z_BEST_SPEED });
+        const length = sources.gzip.reduce((n, member) => n + member.length, zipped.length);
+        res.set("Content-Encoding", "gzip").set("Content-Length", String(length));
+        sendBuffers(res, req.method === "HEAD" ? [] : [zipped, ...sources.gzip]);
+        return;
       }
-      res
-        .status(200)
-        .type(deps.processMetrics.contentType)
-        .set("Content-Length", String(head.length + length));
-      res.cork();
-      res.write(head);
-      for (const part of body) res.write(part);
-      res.end();
+      // Plain: large families are inflated as the response streams (never whole), to a known length.
+      res.set("Content-Length", String(head.length + sources.length));
+      if (req.method === "HEAD") res.end();
+      else await sendPlain(res, head, sources.parts);
     } catch (err) {
       next(err);
     }
@@ -121,7 +117,9 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     deps.log.error({ err, path: req.path }, "request failed");
-    res.status(500).type("text/plain").send("Internal error; see the exporter's log.\n");
+    // A body cut short after its headers (a streamed exposition): closing tells the client it is incomplete.
+    if (res.headersSent) res.destroy();
+    else res.status(500).type("text/plain").send("Internal error; see the exporter's log.\n");
   });
   return app;
 }

@@ -4,7 +4,7 @@ import { gunzipSync } from "node:zlib";
 import { DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
 import type { Endpoint } from "../config/types.js";
 import { type DecodeJob, type DecodeOptions, type DecodeResult, decodeAnswer, type ParseBudget } from "./decode.js";
-import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
+import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { mib, startDecoderThread } from "./worker-thread.js";
@@ -48,7 +48,7 @@ function smallEnoughInline(job: DecodeJob): DecodeJob | undefined {
 
 interface Task {
   job: DecodeJob;
-  resolve(result: DecodeResult): void;
+  resolve(result: PackedResult): void;
 }
 
 const tookTooLong = (timeoutMs: number): DecodeResult => ({
@@ -102,7 +102,7 @@ export class DecodePool {
    * Decodes a whole answer within `timeoutMs`: a job still waiting then is dropped, a job being decoded
    * ends its worker (JSON.parse cannot be interrupted any other way) and fails with reason timeout.
    */
-  decode(job: DecodeJob, timeoutMs = Number.POSITIVE_INFINITY): Promise<DecodeResult> {
+  decode(job: DecodeJob, timeoutMs = Number.POSITIVE_INFINITY): Promise<PackedResult> {
     const inline = smallEnoughInline(job);
     if (inline) return Promise.resolve(decodeAnswer(inline));
     this.offloaded++;

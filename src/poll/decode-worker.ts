@@ -1,15 +1,20 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
+import { type Families, isPacked, packFamilies } from "../exposition/pack.js";
 import { type DecodeResult, decodeAnswer } from "./decode.js";
-import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
+import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import type { ChunkDecoder } from "./endpoints.js";
 import { ENDPOINTS } from "./endpoints.js";
 import { ownMemory, transferList } from "./transferable.js";
 
-/** The result's large buffers, moved to the main thread rather than copied. */
-function resultBuffers(result: DecodeResult): Uint8Array[] {
+/** The result's buffers, moved to the main thread rather than copied: families' lines or members, and facts. */
+function resultBuffers(result: PackedResult): Uint8Array[] {
   if (!result.ok) return [];
-  const buffers: Uint8Array[] = result.families.map(([, lines]) => lines);
+  const buffers: Uint8Array[] = [];
+  for (const [, lines] of result.families) {
+    if (isPacked(lines)) buffers.push(...lines.members);
+    else buffers.push(lines);
+  }
   if (result.facts?.kind === "prometheus") {
     const { targets, health } = result.facts;
     buffers.push(new Uint8Array(targets.buffer, targets.byteOffset, targets.byteLength), health);
@@ -23,10 +28,29 @@ const failed = (error: unknown): DecodeResult => ({
   message: `decoder failed: ${String(error)}`,
 });
 
-/** Sends a result, its buffers moved; small ones from Node's shared pool are copied into memory of their own first. */
-function reply(message: DecoderReply & { result: DecodeResult }): void {
-  const { result } = message;
-  if (result.ok) result.families = result.families.map(([name, lines]) => [name, ownMemory(lines)]);
+/**
+ * The result as it crosses to the main thread: large families packed into gzip members here, so their
+ * plain lines never exist there, and every buffer in memory of its own (small ones from Node's shared
+ * pool, a short member among them, are copied first).
+ */
+function handOver(result: DecodeResult): PackedResult {
+  if (!result.ok) return result;
+  const families: Families = packFamilies(result.families).map(([name, lines]) => [
+    name,
+    isPacked(lines) ? { ...lines, members: lines.members.map(ownMemory) } : ownMemory(lines),
+  ]);
+  return { ...result, families };
+}
+
+/** Sends a result, its buffers moved. */
+function reply(to: { kind: "result" } | { kind: "streamed"; id: number }, decoded: DecodeResult): void {
+  let result: PackedResult;
+  try {
+    result = handOver(decoded);
+  } catch (error) {
+    result = failed(error);
+  }
+  const message: DecoderReply = { ...to, result, heapBytes: heapBytes() };
   try {
     parentPort?.postMessage(message, transferList(resultBuffers(result)));
   } catch (error) {
@@ -64,7 +88,7 @@ parentPort?.on("message", (message: DecoderRequest) => {
         // decodeAnswer reports what it expects; anything else must still answer this job, not kill the worker.
         result = failed(error);
       }
-      reply({ kind: "result", result, heapBytes: heapBytes() });
+      reply({ kind: "result" }, result);
       return;
     }
     case "open": {
@@ -82,7 +106,7 @@ parentPort?.on("message", (message: DecoderRequest) => {
     case "end": {
       const result = finishStream(message.id);
       if (result === undefined) parentPort?.postMessage({ kind: "gave-up", id: message.id, heapBytes: heapBytes() });
-      else reply({ kind: "streamed", id: message.id, result, heapBytes: heapBytes() });
+      else reply({ kind: "streamed", id: message.id }, result);
       return;
     }
     case "drop":

@@ -1,4 +1,5 @@
 import type { Endpoint } from "../config/types.js";
+import type { Families } from "../exposition/pack.js";
 import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode.js";
 
 /** What the main thread asks of a decoder thread. */
@@ -13,11 +14,19 @@ export type DecoderRequest =
   /** Forget the answer (its fetch failed or ran out of time). */
   | { kind: "drop"; id: number };
 
+type Decoded = Extract<DecodeResult, { ok: true }>;
+
+/**
+ * A decode's result as a decoder thread hands it over: its large families packed (exposition/pack.ts),
+ * so their plain lines never reach the main thread. An answer decoded inline has plain families only.
+ */
+export type PackedResult = Exclude<DecodeResult, { ok: true }> | (Omit<Decoded, "families"> & { families: Families });
+
 /** What a decoder thread answers; `heapBytes` is its heap after the work, so an idle large one can be ended. */
 export type DecoderReply =
-  | { kind: "result"; result: DecodeResult; heapBytes: number }
+  | { kind: "result"; result: PackedResult; heapBytes: number }
   /** A chunk was read; `gaveUp`: the reader gave up on the answer (the rest need not be sent). */
   | { kind: "ack"; id: number; bytes: number; gaveUp: boolean }
-  | { kind: "streamed"; id: number; result: DecodeResult; heapBytes: number }
+  | { kind: "streamed"; id: number; result: PackedResult; heapBytes: number }
   /** The streamed answer was not in a shape the reader handles: the reference path decides. */
   | { kind: "gave-up"; id: number; heapBytes: number };

@@ -1,16 +1,19 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
+import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, sourceLabelPrefix } from "../exposition/text-format.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
-import type { DecodeOptions, DecodeResult, RenderedFamilies } from "./decode.js";
+import type { DecodeOptions } from "./decode.js";
 import { type DecodePool, decodePool } from "./decode-pool.js";
+import type { PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
 
 export type PollOutcome =
   | {
       ok: true;
-      families: RenderedFamilies;
+      /** Large families packed by the decoder thread (exposition/pack.ts), small ones plain. */
+      families: Families;
       series: number;
       /** HTTP status and bytes on the wire; absent when a failure was recognised as an answer (agent mode). */
       received?: { statusCode: number; bytes: number; encoding: string | undefined };
@@ -59,7 +62,7 @@ export async function pollEndpoint(
     maxBytes: source.maxResponseBytes,
   };
   /** A whole answer fetched and decoded; `reference` skips the streaming reader. */
-  const whole = async (reference: boolean): Promise<[DecodeResult, Received]> => {
+  const whole = async (reference: boolean): Promise<[PackedResult, Received]> => {
     // No more is read than the decoder could parse: the rest would be downloaded only to be refused.
     const budget = decoder.parseBudget();
     const capped = budget.bytes < source.maxResponseBytes;
@@ -115,7 +118,7 @@ async function streamed(
   endpoint: Endpoint,
   options: DecodeOptions,
   timeLeft: () => number,
-): Promise<[DecodeResult | "gave-up", Received]> {
+): Promise<[PackedResult | "gave-up", Received]> {
   const stream = decoder.openStream(endpoint, options);
   let received: Received;
   try {

@@ -1,12 +1,12 @@
 import type { Worker } from "node:worker_threads";
 import type { Endpoint } from "../config/types.js";
 import type { DecodeOptions, DecodeResult } from "./decode.js";
-import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
+import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { mib, startDecoderThread } from "./worker-thread.js";
 
 /** How a streamed answer ended: decoded, or left to the reference path. */
-export type StreamEnd = { gaveUp: false; result: DecodeResult } | { gaveUp: true };
+export type StreamEnd = { gaveUp: false; result: PackedResult } | { gaveUp: true };
 
 /** One answer being streamed to the decoder thread. */
 export interface DecodeStream {

@@ -1,5 +1,6 @@
 import { redactUrl } from "../config/redact-url.js";
 import { type Endpoint, endpointsOf, type ModuleConfig, type SourceConfig } from "../config/types.js";
+import { plainText } from "../exposition/unpack.js";
 import { probeDecodePool } from "../poll/decode-pool.js";
 import { requestUrl } from "../poll/endpoints.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
@@ -125,6 +126,7 @@ export async function runProbe(
     timeoutMs,
     timeoutSource,
     endpoints,
-    exposition: Buffer.concat(assembleExposition([state])),
+    // Served whole (and quoted by the debug answer): a large family the decoder packed is inflated here.
+    exposition: await plainText(assembleExposition([state])),
   };
 }

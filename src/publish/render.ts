@@ -1,7 +1,7 @@
 import { GROUP_FAMILIES, POLL, SOURCE_FAMILIES } from "../convert/families.js";
 import type { Sample } from "../convert/samples.js";
+import { type Families, type FamilyLines, plainLength } from "../exposition/pack.js";
 import { familyHeader, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";
-import type { RenderedFamilies } from "../poll/decode.js";
 import { ENDPOINTS } from "../poll/endpoints.js";
 import type { SourceState } from "./source-state.js";
 
@@ -14,13 +14,10 @@ import type { SourceState } from "./source-state.js";
 const FAMILIES = [...SOURCE_FAMILIES, ...GROUP_FAMILIES];
 const HEADERS: readonly [name: string, header: Buffer][] = FAMILIES.map((f) => [f.name, Buffer.from(familyHeader(f))]);
 
-export function assembleExposition(
-  sources: Iterable<SourceState>,
-  groups: Iterable<RenderedFamilies> = [],
-): Uint8Array[] {
-  const chunks = new Map<string, Uint8Array[]>(FAMILIES.map((f) => [f.name, []]));
-  const add = (name: string, chunk: Uint8Array) => {
-    if (chunk.length > 0) chunks.get(name)?.push(chunk);
+export function assembleExposition(sources: Iterable<SourceState>, groups: Iterable<Families> = []): FamilyLines[] {
+  const chunks = new Map<string, FamilyLines[]>(FAMILIES.map((f) => [f.name, []]));
+  const add = (name: string, chunk: FamilyLines) => {
+    if (plainLength(chunk) > 0) chunks.get(name)?.push(chunk);
   };
   for (const { config, endpoints } of sources) {
     const prefix = sourceLabelPrefix(config);
@@ -42,8 +39,8 @@ export function assembleExposition(
     for (const [name, samples] of poll) add(name, renderSamples(name, prefix, samples));
   }
   for (const families of groups) for (const [name, lines] of families) add(name, lines);
-  // Kept as pieces: concatenating would copy every byte again (43 MB at 100k targets) on the event loop.
-  const parts: Uint8Array[] = [];
+  // Kept as pieces (a large family's as its gzip members): concatenating would need its plain bytes.
+  const parts: FamilyLines[] = [];
   for (const [name, header] of HEADERS) parts.push(header, ...(chunks.get(name) ?? []));
   return parts;
 }

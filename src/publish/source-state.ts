@@ -1,6 +1,6 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
-import type { RenderedFamilies } from "../poll/decode.js";
+import { type Families, sameLines } from "../exposition/pack.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
 import { FAILURE_REASONS, type FailureReason } from "../upstream/poll-error.js";
 
@@ -18,8 +18,11 @@ export interface EndpointState {
   failures: Map<FailureReason, number>;
   /** Polls so far whose answer the endpoint's fast reader left to the reference path. */
   fallbacks: number;
-  /** Rendered series of the last poll if it succeeded; a failed poll clears them so nothing stale is served. */
-  families: RenderedFamilies | undefined;
+  /**
+   * Rendered series of the last poll if it succeeded (large families as gzip members, pack.ts); a
+   * failed poll clears them so nothing stale is served.
+   */
+  families: Families | undefined;
   /** What replicas are compared by, from the last poll if it succeeded (grouped sources only). */
   facts: ReplicaFacts | undefined;
 }
@@ -31,18 +34,17 @@ export interface SourceState {
 }
 
 /**
- * The new families, where a family's lines are byte for byte those of the previous poll the previous
- * bytes themselves: the exposition's gzip of them is then reused (store.ts), not compressed again.
- * Most per-target lines (up, interval, timeout) do not change from one poll to the next.
+ * The new families, where a family's lines are those of the previous poll the previous lines
+ * themselves (a packed family's members, a plain one's bytes): their gzip is then reused (store.ts),
+ * not compressed again, and an unchanged packed family costs nothing new. Most per-target lines (up,
+ * interval, timeout) do not change from one poll to the next.
  */
-function keepUnchanged(previous: RenderedFamilies | undefined, next: RenderedFamilies): RenderedFamilies {
+function keepUnchanged(previous: Families | undefined, next: Families): Families {
   if (!previous) return next;
   const before = new Map(previous);
   return next.map(([name, lines]) => {
     const old = before.get(name);
-    return old !== undefined && Buffer.from(old.buffer, old.byteOffset, old.byteLength).equals(lines)
-      ? [name, old]
-      : [name, lines];
+    return old !== undefined && sameLines(old, lines) ? [name, old] : [name, lines];
   });
 }
 

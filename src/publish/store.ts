@@ -2,6 +2,7 @@ import { promisify } from "node:util";
 import { constants, gzip } from "node:zlib";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import { type FamilyLines, isPacked, plainLength } from "../exposition/pack.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
 import { type GroupView, groupViews, renderGroup } from "./groups.js";
@@ -9,19 +10,27 @@ import { assembleExposition } from "./render.js";
 import { applyOutcome, type SourceState } from "./source-state.js";
 
 export interface Exposition {
-  /** The text exposition, in pieces written one after the other. */
-  parts: readonly Uint8Array[];
+  /**
+   * The text exposition, in pieces written one after the other: plain bytes, or a large family's gzip
+   * members (exposition/pack.ts), which only a plain scrape inflates, as it streams.
+   */
+  parts: readonly FamilyLines[];
+  /** Plain bytes of the whole. */
   length: number;
-  /** The same bytes gzipped, once per change in the background; undefined until ready. */
-  gzip: Buffer | undefined;
+  /**
+   * The same text as gzip members back to back (one gzip stream): packed families' own members and the
+   * rest compressed once per change in the background; undefined until ready.
+   */
+  gzip: readonly Uint8Array[] | undefined;
 }
 
 const gzipMember = (bytes: Uint8Array) => promisify(gzip)(bytes, { level: constants.Z_BEST_SPEED });
 
-// Pieces of the exposition at least this large (a family's lines from one source) are compressed as
-// gzip members of their own, and a member is kept as long as its piece is served: a family whose
-// lines did not change between polls keeps its bytes (source-state.ts) and is not compressed again.
-// Members back to back form one valid gzip stream (RFC 1952). Smaller pieces are compressed together.
+// A packed family (a decoder thread's) brings its own members. Plain pieces at least this large (a
+// family decoded inline, or a group's) are compressed as members of their own, and a member is kept
+// as long as its piece is served: a family whose lines did not change between polls keeps its bytes
+// (source-state.ts) and is not compressed again. Members back to back form one valid gzip stream
+// (RFC 1952). Smaller pieces are compressed together.
 const OWN_MEMBER_BYTES = 64 * 1024;
 const members = new WeakMap<Uint8Array, Buffer>();
 
@@ -71,7 +80,7 @@ export class SourceStore {
     if (this.current.version !== this.version) {
       const version = this.version;
       const parts = assembleExposition(this.sources.values(), this.groups.values());
-      const length = parts.reduce((n, p) => n + p.length, 0);
+      const length = parts.reduce((n, p) => n + plainLength(p), 0);
       this.current = { version, parts, length, gzip: undefined };
       this.compress(version, parts);
     }
@@ -89,14 +98,19 @@ export class SourceStore {
   }
 
   /** Gzips a version in the thread pool; until it is ready scrapes get the plain text. */
-  private compress(version: number, parts: readonly Uint8Array[]): void {
-    const pieces: Promise<Buffer>[] = [];
+  private compress(version: number, parts: readonly FamilyLines[]): void {
+    const pieces: Promise<Uint8Array>[] = [];
     let small: Uint8Array[] = [];
     const flush = () => {
       if (small.length > 0) pieces.push(gzipMember(Buffer.concat(small)));
       small = [];
     };
     for (const part of parts) {
+      if (isPacked(part)) {
+        flush();
+        for (const member of part.members) pieces.push(Promise.resolve(member));
+        continue;
+      }
       if (part.length < OWN_MEMBER_BYTES) {
         small.push(part);
         continue;
@@ -115,7 +129,8 @@ export class SourceStore {
     flush();
     void Promise.all(pieces).then(
       (compressed) => {
-        if (this.current.version === version) this.current.gzip = Buffer.concat(compressed);
+        // Kept as members: one buffer of them would copy all the gzip again.
+        if (this.current.version === version) this.current.gzip = compressed;
       },
       () => undefined, // plain text is served instead
     );

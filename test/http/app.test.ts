@@ -30,7 +30,7 @@ async function serve(
     processMetrics: new ProcessMetrics("1.2.3"),
     sourcesExposition:
       overrides.sources ??
-      (() => ({ parts: [Buffer.from(SOURCES_TEXT)], length: SOURCES_TEXT.length, gzip: gzipSync(SOURCES_TEXT) })),
+      (() => ({ parts: [Buffer.from(SOURCES_TEXT)], length: SOURCES_TEXT.length, gzip: [gzipSync(SOURCES_TEXT)] })),
     isReady: overrides.ready ?? (() => true),
     reload: overrides.reload ?? (async () => undefined),
     landing: () => ({

@@ -1,9 +1,11 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { referencePathTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
+import { isPacked } from "../../src/exposition/pack.js";
 import type { DecodeJob } from "../../src/poll/decode.js";
-import { outputChunkSize } from "../../src/poll/decode.js";
+import { decodeAnswer, outputChunkSize } from "../../src/poll/decode.js";
 import { DecodePool } from "../../src/poll/decode-pool.js";
+import { familyTexts } from "../helpers/families.js";
 
 const job = (body: Uint8Array, encoding?: string): DecodeJob => ({
   endpoint: "targets",
@@ -78,6 +80,30 @@ describe("DecodePool: replica facts", () => {
     // An ungrouped source keeps nothing beyond its series.
     const plain = await pool.decode(job(Buffer.from(answer), "gzip"));
     expect(plain.ok && plain.facts).toBeFalsy();
+  });
+});
+
+describe("DecodePool: families packed by the decoder thread", () => {
+  it("hands large families over as gzip members and a grouped source's facts with them, whole or streamed", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const text = Buffer.from(targetsAnswer(3000));
+    const grouped = job(Buffer.from(text));
+    grouped.options = { ...grouped.options, replicaFacts: true };
+    const inline = decodeAnswer({ ...grouped, body: Buffer.from(text) });
+    const whole = await pool.decode(grouped);
+    const stream = pool.openStream("targets", grouped.options);
+    for (let at = 0; at < text.length; at += 64 * 1024) await stream.write(text.subarray(at, at + 64 * 1024));
+    const end = await stream.end(60_000);
+    if (end.gaveUp || !inline.ok || inline.facts?.kind !== "prometheus") throw new Error("not decoded");
+    for (const result of [whole, end.result]) {
+      if (!result.ok || result.facts?.kind !== "prometheus") throw new Error(`no facts: ${JSON.stringify(result)}`);
+      expect(result.families.filter(([, lines]) => isPacked(lines)).length).toBeGreaterThan(0);
+      expect(result.families.filter(([, lines]) => !isPacked(lines)).length).toBeGreaterThan(0);
+      expect(familyTexts(result.families)).toEqual(familyTexts(inline.families));
+      expect(result.series).toBe(inline.series);
+      expect([...result.facts.targets]).toEqual([...inline.facts.targets]);
+      expect([...result.facts.health]).toEqual([...inline.facts.health]);
+    }
   });
 });
 
@@ -161,9 +187,7 @@ describe("DecodePool: streamed answers", () => {
       const end = await stream.end(60_000);
       expect(end.gaveUp).toBe(false);
       if (end.gaveUp || !end.result.ok || !whole.ok) throw new Error("not decoded");
-      expect(end.result.families.map(([n, l]) => [n, Buffer.from(l).toString()])).toEqual(
-        whole.families.map(([n, l]) => [n, Buffer.from(l).toString()]),
-      );
+      expect(familyTexts(end.result.families)).toEqual(familyTexts(whole.families));
     }
     expect(pool.streamed).toBe(2);
   });

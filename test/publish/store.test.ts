@@ -1,17 +1,19 @@
-import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SourceConfig } from "../../src/config/types.js";
 import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status.js";
 import { alertmanagerFacts } from "../../src/convert/replica-facts.js";
 import { SampleSet } from "../../src/convert/samples.js";
-import { renderSamples, sourceLabelPrefix } from "../../src/exposition/text-format.js";
+import { isPacked, type PackedLines, packFamilies } from "../../src/exposition/pack.js";
+import { type RenderedFamilies, renderSamples, sourceLabelPrefix } from "../../src/exposition/text-format.js";
+import { plainText } from "../../src/exposition/unpack.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
-import { SourceStore } from "../../src/publish/store.js";
+import { type Exposition, SourceStore } from "../../src/publish/store.js";
 import { type AlertmanagerStatusResponse, alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 import { waitFor } from "../harness/processes.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
+import { gzipText, partsText } from "../helpers/families.js";
 import { upstreamFixture } from "../helpers/fixtures.js";
 import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
@@ -26,7 +28,7 @@ const ok = (samples: SampleSet, config = A, finishedAt = 1000): PollOutcome => (
   durationSeconds: 0.25,
   finishedAt,
 });
-const textOf = (store: SourceStore) => Buffer.concat(store.exposition().parts).toString("utf8");
+const textOf = (store: SourceStore) => partsText(store.exposition().parts);
 const failed = (reason: PollError["reason"]): PollOutcome => ({
   ok: false,
   error: new PollError(reason, "boom"),
@@ -168,7 +170,7 @@ describe("SourceStore", () => {
     expect(exposition.gzip).toBeUndefined(); // not on the path of the change itself
     await waitFor("gzip ready", async () => store.exposition().gzip, 5000, 5);
     expect(store.exposition()).toBe(exposition);
-    expect(gunzipSync(exposition.gzip as Buffer).toString()).toBe(textOf(store));
+    expect(gzipText(exposition.gzip)).toBe(textOf(store));
   });
 
   it("keeps the bytes of a family a poll renders unchanged (its gzip member is reused), and the gzip still matches", async () => {
@@ -177,7 +179,7 @@ describe("SourceStore", () => {
     const gzipOf = async (version: ReturnType<SourceStore["exposition"]>) => {
       await waitFor("gzip ready", async () => store.exposition().gzip, 5000, 5);
       expect(store.exposition()).toBe(version);
-      return gunzipSync(version.gzip as Buffer).toString();
+      return gzipText(version.gzip);
     };
     store.record(A, "targets", ok(targets(...many)));
     store.record(A, "tsdb", ok(head(1)));
@@ -235,6 +237,64 @@ describe("SourceStore", () => {
       store.record(changed, "tsdb", ok(head(3), changed));
       expect(valueIn(textOf(store), "promstatus_tsdb_head_series", { region: "eu-2" })).toBe(3);
     });
+  });
+});
+
+describe("SourceStore: families packed by the decoder", () => {
+  /** A successful outcome as a decoder thread hands it over: families of 64 KiB and more as gzip members. */
+  const packed = (samples: SampleSet, config = A): PollOutcome => {
+    const outcome = ok(samples, config);
+    return outcome.ok ? { ...outcome, families: packFamilies(outcome.families as RenderedFamilies) } : outcome;
+  };
+  const many = Array.from({ length: 2000 }, (_, i) => `host-${i}:9100`); // over 64 KiB of lines
+  const gzipReady = async (store: SourceStore) => {
+    await waitFor("gzip ready", async () => store.exposition().gzip, 5000, 5);
+    return store.exposition();
+  };
+  const packedPart = (exposition: Exposition) => exposition.parts.find(isPacked) as PackedLines;
+
+  it("keeps the members of a family whose lines did not change (the same buffers) and replaces changed ones", async () => {
+    const store = twoSources();
+    store.record(A, "targets", packed(targets(...many)));
+    store.record(A, "tsdb", ok(head(1))); // decoded inline: plain, next to packed ones
+    const first = await gzipReady(store);
+    const up = packedPart(first);
+    expect(up.members.length).toBeGreaterThan(0);
+    // The gzip scrape writes the family's own members, not a copy.
+    for (const member of up.members) expect(first.gzip).toContain(member);
+    expect(gzipText(first.gzip)).toBe((await plainText(first.parts)).toString());
+    expect(valueIn(gzipText(first.gzip), "promstatus_target_up", { instance: "host-1999:9100" })).toBe(1);
+
+    store.record(A, "targets", packed(targets(...many))); // rendered and packed anew, to the same bytes
+    store.record(A, "tsdb", ok(head(2)));
+    const second = await gzipReady(store);
+    expect(second).not.toBe(first);
+    expect(packedPart(second)).toBe(up);
+    for (const member of up.members) expect(second.gzip).toContain(member); // not compressed again
+    expect(gzipText(second.gzip)).toBe((await plainText(second.parts)).toString());
+    expect(valueIn(gzipText(second.gzip), "promstatus_tsdb_head_series", { source: "a" })).toBe(2);
+
+    store.record(A, "targets", packed(targets(...many.slice(1)))); // changed: new members
+    const third = await gzipReady(store);
+    expect(packedPart(third)).not.toBe(up);
+    expect(third.gzip).not.toContain(up.members[0]);
+    const text = gzipText(third.gzip);
+    expect(text).toBe((await plainText(third.parts)).toString());
+    expect(samplesOf(text, "promstatus_target_up", { instance: "host-0:9100" })).toEqual([]);
+    expect(promtoolCheckMetrics(text).status).toBe(0);
+  });
+
+  it("counts the series of a packed answer as those of its poll", async () => {
+    const store = twoSources();
+    store.record(A, "targets", packed(targets(...many)));
+    const state = [...store.states()][0]?.endpoints.get("targets");
+    expect(state?.series).toBe(2000);
+    expect(state?.families?.some(([, lines]) => isPacked(lines))).toBe(true);
+    // A family that grows past the threshold between polls goes from plain to packed, and back.
+    store.record(A, "targets", ok(targets(...many.slice(0, 10))));
+    expect(samplesOf(textOf(store), "promstatus_target_up")).toHaveLength(10);
+    store.record(A, "targets", packed(targets(...many)));
+    expect(samplesOf(textOf(store), "promstatus_target_up")).toHaveLength(2000);
   });
 });
 

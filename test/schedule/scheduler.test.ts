@@ -6,6 +6,7 @@ import { waitFor } from "../harness/processes.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";
 import { closedPort, type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
+import { partsText } from "../helpers/families.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -58,7 +59,7 @@ describe("Scheduler", () => {
     const text = await waitFor(
       "fast source published",
       async () => {
-        const t = Buffer.concat(store.exposition().parts).toString();
+        const t = partsText(store.exposition().parts);
         return samplesOf(t, "promstatus_up", { source: "fast" }).length ? t : undefined;
       },
       3000,
@@ -100,7 +101,7 @@ describe("Scheduler", () => {
       }),
     ]);
     await waitFor("ready", async () => (scheduler.ready ? true : undefined), 5000, 20);
-    expect(valueIn(Buffer.concat(store.exposition().parts).toString(), "promstatus_up", { source: "bad" })).toBe(0);
+    expect(valueIn(partsText(store.exposition().parts), "promstatus_up", { source: "bad" })).toBe(0);
   });
 
   it("stops promptly, aborting a poll in flight", async () => {
@@ -114,6 +115,6 @@ describe("Scheduler", () => {
     await scheduler.stop();
     expect(Date.now() - started).toBeLessThan(1000);
     // An aborted poll says nothing about the source: it is not recorded as a failure.
-    expect(samplesOf(Buffer.concat(store.exposition().parts).toString(), "promstatus_up")).toEqual([]);
+    expect(samplesOf(partsText(store.exposition().parts), "promstatus_up")).toEqual([]);
   });
 });

@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { targetsAnswer } from "../../scripts/bench/generate.js";
+import { parseConfig } from "../../src/config/load.js";
+import type { ModuleConfig } from "../../src/config/types.js";
+import { isPacked } from "../../src/exposition/pack.js";
+import { debugAnswer } from "../../src/probe/debug-account.js";
+import { runProbe } from "../../src/probe/probe.js";
+import { samplesOf } from "../helpers/exposition.js";
+import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
+import { linesText } from "../helpers/families.js";
+import { fixtureText } from "../helpers/fixtures.js";
+import { promtoolCheckMetrics } from "../helpers/promtool.js";
+
+let upstream: FakeUpstream | undefined;
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+const modules = parseConfig("modules: {}\n", "/tmp/exporter.yml").modules;
+
+describe("runProbe", () => {
+  it("answers with the plain text of families the decoder thread packed", async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      if (req.url?.startsWith("/api/v1/targets")) res.writeHead(200).end(targetsAnswer(3000));
+      else res.writeHead(200).end(fixtureText("upstream/prometheus-tsdb.json"));
+    });
+    const module = modules.get("prometheus") as ModuleConfig;
+    const run = await runProbe({ module, target: upstream.url }, undefined, 500);
+    const targets = run.endpoints.find((e) => e.endpoint === "targets")?.outcome;
+    if (!targets?.ok) throw new Error("the targets poll failed");
+    const up = targets.families.find(([name]) => name === "promstatus_target_up")?.[1];
+    expect(up && isPacked(up)).toBe(true);
+
+    const text = run.exposition.toString("utf8");
+    expect(text).toContain(linesText(up));
+    expect(samplesOf(text, "promstatus_target_up", { source: upstream.url })).toHaveLength(3000);
+    expect(promtoolCheckMetrics(text).status).toBe(0);
+    expect(debugAnswer(run, { how: "polled" })).toContain(linesText(up));
+  });
+});
