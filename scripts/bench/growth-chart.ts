@@ -32,6 +32,8 @@ export interface Series {
   fit?: boolean;
   /** Dashed line of the series itself (a baseline). */
   dashed?: boolean;
+  /** Write each point's value above it. */
+  values?: boolean;
 }
 
 export interface Panel {
@@ -39,8 +41,6 @@ export interface Panel {
   /** Unit of the y values, as the axis and the slope say it ("MB", "ms"). */
   unit: string;
   series: Series[];
-  /** Horizontal lines (goals), each labelled. */
-  marks?: { y: number; label: string }[];
 }
 
 /** The slope per `per` x units (100,000 targets) as the chart and the tables state it. */
@@ -67,7 +67,7 @@ const MARGIN = { left: 64, right: 16, top: 36, bottom: 96 };
 
 /** Where a point of panel `index` is drawn: the same scale the chart uses. */
 export function plotScale(panel: Panel, index: number, xMax: number) {
-  const ys = panel.series.flatMap((s) => s.points.map((p) => p.y)).concat((panel.marks ?? []).map((m) => m.y));
+  const ys = panel.series.flatMap((s) => s.points.map((p) => p.y));
   const yMax = niceMax(Math.max(0, ...ys.filter(Number.isFinite)));
   const left = index * PANEL_WIDTH + MARGIN.left;
   const width = PANEL_WIDTH - MARGIN.left - MARGIN.right;
@@ -127,15 +127,6 @@ export function growthChartSvg(panels: readonly Panel[], caption: string): strin
     out.push(
       `<text transform="translate(${num(s.left - 48)} ${num((s.top + s.bottom) / 2)}) rotate(-90)" text-anchor="middle">${xmlText(panel.unit)}</text>`,
     );
-    for (const mark of panel.marks ?? []) {
-      const y = num(s.y(mark.y));
-      out.push(
-        `<line x1="${num(s.left)}" y1="${y}" x2="${num(s.right)}" y2="${y}" stroke="#d62728" stroke-dasharray="2 3"/>`,
-      );
-      out.push(
-        `<text x="${num(s.right - 2)}" y="${num(s.y(mark.y) - 4)}" text-anchor="end" fill="#d62728">${xmlText(mark.label)}</text>`,
-      );
-    }
     // Series.
     panel.series.forEach((series, n) => {
       const points = series.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
@@ -147,8 +138,9 @@ export function growthChartSvg(panels: readonly Panel[], caption: string): strin
       }
       for (const p of points) {
         out.push(`<circle cx="${num(s.x(p.x))}" cy="${num(s.y(p.y))}" r="4" fill="${series.color}"/>`);
+        if (!series.values) continue;
         out.push(
-          `<text x="${num(s.x(p.x))}" y="${num(s.y(p.y) - 8)}" text-anchor="middle" fill="${series.color}">${num(p.y)}</text>`,
+          `<text x="${num(s.x(p.x))}" y="${num(s.y(p.y) - 8)}" text-anchor="middle" fill="${series.color}">${Math.round(p.y)}</text>`,
         );
       }
       let legend = series.name;

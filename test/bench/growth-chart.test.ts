@@ -88,6 +88,7 @@ describe("growthChartSvg", () => {
           name: "peak RSS",
           color: "#1f77b4",
           fit: true,
+          values: true,
           points: [
             { x: 20_000, y: 150 },
             { x: 100_000, y: 190 },
@@ -152,6 +153,9 @@ describe("growthChartSvg", () => {
     expect(scale.x(500_000)).toBe(scale.right);
     expect(scale.y(0)).toBe(scale.bottom);
     expect(svg).not.toMatch(/NaN|Infinity/);
+    // Values written above the points of the series that asks for them only.
+    const written = elements.filter((e) => e.name === "text" && e.attrs.fill === "#1f77b4").length;
+    expect(written).toBe(3);
   });
 
   it("states each fitted series' slope per 100k targets, with its dashed line", () => {
