@@ -71,26 +71,36 @@ export async function startDaemon(opts: {
 }
 
 /**
- * What the daemon's log says went wrong: the lines at warn or above (pino levels ≥ 40), and any line
- * that is not JSON (a fatal error of V8 or Node.js on stderr), the last `max` of them, shortened.
+ * What the daemon's log says went wrong: the lines at warn or above (pino levels ≥ 40), and the lines
+ * that are not JSON and say an error (a usage error, a fatal error of V8 or Node.js on stderr; else the
+ * first such line), the last `max` of them, shortened, each said once.
  */
 export function logProblems(log: readonly string[], max = 3): string[] {
   const problems: string[] = [];
+  let firstPlain: string | undefined;
+  let plainTold = false;
   for (const line of log) {
-    let entry: { level?: number; msg?: string; reason?: string; error?: string; source?: string } | undefined;
+    let entry: { level?: number; msg?: string; reason?: string; error?: string } | undefined;
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
       entry = undefined;
     }
     if (entry === undefined || typeof entry !== "object" || entry === null) {
-      if (line.trim()) problems.push(line.trim());
+      const text = line.trim();
+      if (!text) continue;
+      firstPlain ??= text;
+      if (/error|fatal|unknown|invalid|abort|out of memory|uncaught/i.test(text)) {
+        problems.push(text);
+        plainTold = true;
+      }
       continue;
     }
     if ((entry.level ?? 0) < 40) continue;
     const detail = [entry.reason && `reason ${entry.reason}`, entry.error].filter(Boolean).join(": ");
     problems.push(`${entry.msg ?? "(no message)"}${detail ? ` (${detail})` : ""}`);
   }
+  if (!plainTold && firstPlain !== undefined) problems.push(firstPlain);
   const shortened = problems.map((p) => (p.length > 300 ? `${p.slice(0, 297)}...` : p));
   // The same message repeated poll after poll is said once.
   return [...new Set(shortened)].slice(-max);

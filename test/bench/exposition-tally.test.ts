@@ -70,18 +70,30 @@ describe("ExpositionTally", () => {
 });
 
 describe("logProblems", () => {
-  it("keeps warnings, errors and what is not JSON, each said once", () => {
+  it("keeps warnings, errors and what is not JSON and says an error, each said once", () => {
     const log = [
       '{"level":30,"msg":"listening"}',
       '{"level":40,"source":"s","endpoint":"targets","reason":"timeout","error":"took over 60s","msg":"poll failed"}',
       '{"level":40,"source":"s","endpoint":"targets","reason":"timeout","error":"took over 60s","msg":"poll failed"}',
       "",
+      "<--- Last few GCs --->",
       "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+      "----- Native stack trace -----",
+      " 1: 0x931db0  [node]",
     ];
     expect(logProblems(log)).toEqual([
       "poll failed (reason timeout: took over 60s)",
       "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
     ]);
     expect(logProblems(['{"level":30,"msg":"fine"}'])).toEqual([]);
+  });
+
+  it("says the first plain line when none says an error", () => {
+    expect(logProblems(["Usage: prometheus-status-exporter [flags]", "  --help  print this help"])).toEqual([
+      "Usage: prometheus-status-exporter [flags]",
+    ]);
+    expect(logProblems(["Unknown option '--x'", "", "Usage: prometheus-status-exporter [flags]"])).toEqual([
+      "Unknown option '--x'",
+    ]);
   });
 });
