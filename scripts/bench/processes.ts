@@ -33,10 +33,21 @@ export function processCpuMs(pid: number): number {
   return readStat(`/proc/${pid}/stat`).cpuMs;
 }
 
+/** A memory figure of /proc/<pid>/status (VmHWM: peak RSS, VmRSS: current), in KiB. */
+function processMemoryKiB(pid: number, key: "VmHWM" | "VmRSS"): number {
+  const kb = new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (kb === undefined) throw new Error(`/proc/${pid}/status: no ${key}`);
+  return Number(kb);
+}
+
 /** A memory figure of /proc/<pid>/status (VmHWM: peak RSS, VmRSS: current), in MiB. */
 export function processMemoryMiB(pid: number, key: "VmHWM" | "VmRSS"): number {
-  const kb = new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Math.round(Number(kb) / 1024);
+  return Math.round(processMemoryKiB(pid, key) / 1024);
+}
+
+/** The same in MB (10^6 bytes), one decimal: the unit the goals are stated in. */
+export function processMemoryMB(pid: number, key: "VmHWM" | "VmRSS"): number {
+  return Math.round((processMemoryKiB(pid, key) * 1024) / 1e5) / 10;
 }
 
 /**

@@ -1,146 +1,353 @@
-// What a poll costs the user: the CPU of the whole built daemon (dist/main.js on the image's Node.js,
-// every thread: fetch, decompress, worker, parse, validate, convert, render, assemble, gzip of the
-// exposition for a scrape), read from /proc/<pid>/stat over whole poll cycles, minus an idle twin
-// (the same daemon polling an empty answer on the same schedule and scraped alike). Baseline: the CPU
-// of a bare JSON.parse of the same bytes on the same Node.js, in the same run. Peak RSS is the
-// daemon's VmHWM. Prints one JSON line. Usage: node --import tsx scripts/bench/whole-poll.ts [--targets=N]
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// What a poll costs the user, at each size: the built daemon (dist/main.js on the image's Node.js and
+// environment, every flag at its default) polling a generated upstream on a cron schedule, measured
+// from the outside over whole poll cycles:
+// - CPU: utime + stime of the whole process (every thread: fetch, decompress, decoder thread, scan,
+//   summary, rendering, assembly, the exposition's gzip for a scrape) from /proc/<pid>/stat, minus an
+//   idle twin (the same daemon polling an empty answer on the same schedule, scraped and probed alike),
+//   per thread name too. Baseline: a bare JSON.parse of the same bytes on the same Node.js, same run.
+// - Memory: VmHWM (peak RSS) of the whole process; VmRSS two seconds before a poll (between polls)
+//   beside the idle twin's at the same moment.
+// - Event loop: the daemon's own nodejs_eventloop_lag_max_seconds (prom-client's monitorEventLoopDelay,
+//   reset at every collection), read by the one scrape of each cycle: the worst over that cycle.
+// - Liveness: GET /-/healthy every 20 ms from a process of its own, the worst latency during the polls.
+// - Served: the series of promstatus_target_up in the cycle's scrape against the targets answered, and
+//   promstatus_up / promstatus_last_success_timestamp_seconds for whether each poll succeeded.
+// At the goal size also: the answer over gzip, and GET /metrics under load against a bare server
+// (scrape-load.ts). A size the daemon fails at is a row with the failure and the daemon's log lines.
+// Prints one JSON line. Usage: node --import tsx scripts/bench/whole-poll.ts
+//   [--targets=20000,100000,500000] [--goal-targets=100000] [--scrape-seconds=5] [--timeout=60s]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { dockerfileEnv, dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
-import { freePort, processCpuMs, processMemoryMiB, startUpstream, threadCpuSampler } from "./processes.js";
+import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
+import { type Daemon, logProblems, scrape, startDaemon, startProber, waitReady } from "./daemon.js";
+import type { ExpositionTally } from "./exposition-tally.js";
+import { processCpuMs, processMemoryMB, startUpstream, threadCpuSampler } from "./processes.js";
+import { type ScrapeLoad, scrapeLoad } from "./scrape-load.js";
 
 export interface WholePollRow {
   targets: number;
-  compression: "gzip" | "none";
+  /** How the answer came over the wire: plain is `compression: auto` (the default) on loopback. */
+  wire: "plain" | "gzip";
+  periodS: number;
   answerBytes: number;
   jsonParseCpuMs: number;
   pollCpuMs: number;
   ratio: number;
-  peakRssMiB: number;
-  idleRssMiB: number;
-  /** RSS of the daemon two seconds before a poll: what it holds between polls. */
-  betweenPollsRssMiB: number;
   /** Poll CPU per thread name (the idle twin's subtracted), ms per poll. */
   threads: Record<string, number>;
+  /** MB = 10^6 bytes. */
+  peakRssMB: number;
+  /** VmRSS two seconds before a poll, the larger of the measured cycles'. */
+  betweenPollsRssMB: number;
+  /** The idle twin's VmRSS at the same moments. */
+  idleRssMB: number;
+  idlePeakRssMB: number;
+  /** nodejs_eventloop_lag_max_seconds over the measured cycles, the daemon's and the idle twin's (ms). */
+  loopMaxMs: number;
+  idleLoopMaxMs: number;
+  /** Worst /-/healthy latency while the daemon polled; over the whole measured cycles; the twin's. */
+  healthyPollMaxMs: number;
+  healthyMaxMs: number;
+  idleHealthyMaxMs: number;
+  healthyProbes: number;
+  /** promstatus_poll_duration_seconds of each measured poll. */
+  pollSeconds: number[];
+  /** promstatus_target_up series in the last cycle's scrape. */
+  series: number;
+  /** Size of that exposition, plain text. */
+  expositionBytes: number;
+  /** Every measured poll succeeded and the last served every target. */
+  ok: boolean;
+  /** Why not: what happened, and the daemon's own log lines. */
+  failure?: string;
 }
 
 const { values } = parseArgs({
   options: {
-    targets: { type: "string", default: "100000" },
-    compression: { type: "string", default: "gzip,none" },
-    // Extra daemon flags, for experiments (e.g. --daemon-arg=--decoder.memory-limit=1GiB).
+    targets: { type: "string", default: "20000,100000,500000" },
+    // Where the 100k goals are checked: the gzip answer and the scrape load are measured at this size.
+    "goal-targets": { type: "string", default: "100000" },
+    "scrape-seconds": { type: "string", default: "5" },
+    // The config's poll timeout: a real Prometheus takes seconds to answer 500k targets.
+    timeout: { type: "string", default: "60s" },
+    // Extra daemon flags, for experiments only (the goals are for the defaults).
     "daemon-arg": { type: "string", multiple: true, default: [] },
   },
 });
-const PERIOD_S = 15;
 const CYCLES = 2;
+const READY_TIMEOUT_MS = 240_000;
+
+/** 15 s between polls, 30 s (the default schedule) where a poll takes seconds. */
+const periodFor = (targets: number) => (targets > 200_000 ? 30 : 15);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Sleeps until `offset` seconds past a multiple of the poll period (the cron schedule's phase). */
-async function untilPhase(offsetS: number): Promise<void> {
+/** Sleeps until `offsetS` seconds past a multiple of the period (the cron schedule's phase). */
+async function untilPhase(periodS: number, offsetS: number): Promise<void> {
   const now = Date.now();
-  const period = PERIOD_S * 1000;
+  const period = periodS * 1000;
   let next = Math.floor(now / period) * period + offsetS * 1000;
   if (next <= now) next += period;
   await sleep(next - now);
 }
 
-async function startDaemon(node: string, dir: string, name: string, url: string, compression: string) {
-  const config = join(dir, `${name}.yml`);
-  writeFileSync(
-    config,
-    `global: {schedule: "*/${PERIOD_S} * * * * *", timeout: 60s}\nsources:\n  - {name: s, kind: prometheus, url: "${url}", tsdb: {enabled: false}, compression: ${compression}}\n`,
-  );
-  const address = `127.0.0.1:${await freePort()}`;
-  const args = ["dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`, ...values["daemon-arg"]];
-  const child = spawn(node, args, {
-    stdio: "ignore",
-    env: { ...process.env, ...dockerfileEnv() }, // as the image runs it
-  });
-  return { child, address, pid: child.pid as number };
-}
-
-/** A gzip scrape, as Prometheus makes: the exposition is gzipped once per change. */
-const scrape = (address: string) =>
-  fetch(`http://${address}/metrics`, { headers: { "accept-encoding": "gzip" } }).then((r) => r.arrayBuffer());
+const progress = (text: string) => process.stderr.write(`whole-poll: ${text}\n`);
 
 async function jsonParseCpuMs(node: string, url: string): Promise<{ ms: number; bytes: number }> {
-  const code = `const t=await (await fetch(${JSON.stringify(`${url}/api/v1/targets`)})).text();const ms=[];
-for(let i=0;i<5;i++){const c=process.cpuUsage();JSON.parse(t);const d=process.cpuUsage(c);ms.push((d.user+d.system)/1000);}
-ms.sort((a,b)=>a-b);console.log(JSON.stringify({ms:ms[2],bytes:Buffer.byteLength(t)}));`;
-  const out = execFileSync(node, ["--input-type=module", "-e", code], { encoding: "utf8" });
+  // identity: the upstream prepares its next round in the encoding last asked for (plain).
+  const code = `const t=await (await fetch(${JSON.stringify(`${url}/api/v1/targets`)},{headers:{"accept-encoding":"identity"}})).text();
+const n=Buffer.byteLength(t)>2e8?3:5;const ms=[];
+for(let i=0;i<n;i++){const c=process.cpuUsage();JSON.parse(t);const d=process.cpuUsage(c);ms.push((d.user+d.system)/1000);}
+ms.sort((a,b)=>a-b);console.log(JSON.stringify({ms:ms[Math.floor(n/2)],bytes:Buffer.byteLength(t)}));`;
+  // Room for the parsed 500k-target answer (the daemon's own flags are untouched).
+  const out = execFileSync(node, ["--max-old-space-size=8192", "--input-type=module", "-e", code], {
+    encoding: "utf8",
+    maxBuffer: 2 ** 20,
+  });
   return JSON.parse(out) as { ms: number; bytes: number };
 }
 
-async function measure(node: string, targets: number, compression: "gzip" | "none"): Promise<WholePollRow> {
+const failureOf = (what: string, daemon: Daemon) => {
+  const said = logProblems(daemon.log);
+  const exit = daemon.exit && !what.includes(daemon.exit) ? ` The daemon ${daemon.exit}.` : "";
+  return `${what}.${exit}${said.length ? ` Its log: ${said.map((l) => `"${l}"`).join("; ")}` : ""}`;
+};
+
+interface Cycle {
+  pollAt: number;
+  scrapedAt: number;
+  up: number;
+  lastSuccessS: number;
+  pollS: number;
+  series: number;
+  bytes: number;
+  loopMaxMs: number;
+  idleLoopMaxMs: number;
+}
+
+const facts = (t: ExpositionTally) => {
+  const targets = { source: "s", endpoint: "targets" };
+  return {
+    up: t.value("promstatus_up", targets),
+    lastSuccessS: t.value("promstatus_last_success_timestamp_seconds", targets),
+    pollS: t.value("promstatus_poll_duration_seconds", targets),
+    series: t.series.get("promstatus_target_up") ?? 0,
+    bytes: t.bytes,
+    loopMaxMs: t.value("nodejs_eventloop_lag_max_seconds") * 1000,
+  };
+};
+
+const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
+const round = (x: number, digits = 1) => (Number.isFinite(x) ? +x.toFixed(digits) : x);
+
+async function measure(
+  node: string,
+  targets: number,
+  url: string,
+  emptyUrl: string,
+  wire: "plain" | "gzip",
+): Promise<WholePollRow> {
+  const periodS = periodFor(targets);
+  const row: WholePollRow = {
+    targets,
+    wire,
+    periodS,
+    answerBytes: Number.NaN,
+    jsonParseCpuMs: Number.NaN,
+    pollCpuMs: Number.NaN,
+    ratio: Number.NaN,
+    threads: {},
+    peakRssMB: Number.NaN,
+    betweenPollsRssMB: Number.NaN,
+    idleRssMB: Number.NaN,
+    idlePeakRssMB: Number.NaN,
+    loopMaxMs: Number.NaN,
+    idleLoopMaxMs: Number.NaN,
+    healthyPollMaxMs: Number.NaN,
+    healthyMaxMs: Number.NaN,
+    idleHealthyMaxMs: Number.NaN,
+    healthyProbes: 0,
+    pollSeconds: [],
+    series: 0,
+    expositionBytes: Number.NaN,
+    ok: false,
+  };
   const dir = mkdtempSync(join(tmpdir(), "promstatus-whole-"));
-  const [full, empty] = await Promise.all([startUpstream(targets), startUpstream(0)]);
-  const subject = await startDaemon(node, dir, "subject", full.url, compression);
-  const twin = await startDaemon(node, dir, "twin", empty.url, compression);
-  try {
-    // Warm-up: one cycle (first allocations, code compiled).
-    for (let i = 0; i < 1; i++) {
-      await untilPhase(PERIOD_S - 3);
-      await Promise.all([scrape(subject.address), scrape(twin.address)]);
+  const common = {
+    node,
+    dir,
+    schedule: `*/${periodS} * * * * *`,
+    timeout: values.timeout,
+    compression: wire === "gzip" ? "gzip" : undefined,
+    flags: values["daemon-arg"],
+  };
+  const subject = await startDaemon({ ...common, name: "subject", url });
+  const twin = await startDaemon({ ...common, name: "twin", url: emptyUrl });
+  let prober: ReturnType<typeof startProber> | undefined;
+  /** Reads the peak while the daemon is there, so that a daemon that dies later still has one. */
+  const peak = () => {
+    try {
+      row.peakRssMB = processMemoryMB(subject.pid, "VmHWM");
+    } catch {
+      // gone
     }
-    await untilPhase(PERIOD_S - 2);
+  };
+  try {
+    progress(`${targets} targets, ${wire}: waiting for the first poll ...`);
+    await Promise.all([waitReady(subject, READY_TIMEOUT_MS), waitReady(twin, READY_TIMEOUT_MS)]);
+    peak();
+    // A first scrape: the scrape path warmed, the event-loop histograms reset.
+    await untilPhase(periodS, periodS - 3);
+    await Promise.all([scrape(subject.address), scrape(twin.address)]);
+    await untilPhase(periodS, periodS - 2);
+    prober = startProber([subject.address, twin.address]);
+    await prober.started;
+    progress(`${targets} targets, ${wire}: ${CYCLES} cycles of ${periodS} s ...`);
     const samplers = [threadCpuSampler(subject.pid), threadCpuSampler(twin.pid)];
     const start = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
+    const cycles: Cycle[] = [];
+    const between: number[] = [];
+    const idle: number[] = [];
     for (let i = 0; i < CYCLES; i++) {
-      await untilPhase(PERIOD_S - 3); // the poll at the start of this cycle is done by now
-      await Promise.all([scrape(subject.address), scrape(twin.address)]);
+      await untilPhase(periodS, periodS - 3); // the poll at the start of this cycle is done by now
+      const scrapedAt = Date.now();
+      const pollAt = Math.floor(scrapedAt / (periodS * 1000)) * periodS * 1000;
+      const [s, t] = await Promise.all([scrape(subject.address), scrape(twin.address)]);
+      cycles.push({ pollAt, scrapedAt, ...facts(s), idleLoopMaxMs: facts(t).loopMaxMs });
+      peak();
+      await untilPhase(periodS, periodS - 2);
+      between.push(processMemoryMB(subject.pid, "VmRSS"));
+      idle.push(processMemoryMB(twin.pid, "VmRSS"));
     }
-    await untilPhase(PERIOD_S - 2);
     const end = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
     const [subjectThreads, twinThreads] = samplers.map((s) => s.stop()) as [Map<string, number>, Map<string, number>];
-    const threads: Record<string, number> = {};
+    const samples = await prober.stop();
+    prober = undefined;
+    peak();
+    row.idlePeakRssMB = processMemoryMB(twin.pid, "VmHWM");
+
     for (const [name, ms] of subjectThreads) {
       const perPoll = Math.round((ms - (twinThreads.get(name) ?? 0)) / CYCLES);
-      if (perPoll > 0) threads[name] = perPoll;
+      if (perPoll > 0) row.threads[name] = perPoll;
     }
-    const pollCpuMs =
-      ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
-    const peakRssMiB = processMemoryMiB(subject.pid, "VmHWM");
-    const idleRssMiB = processMemoryMiB(twin.pid, "VmRSS");
-    const betweenPollsRssMiB = processMemoryMiB(subject.pid, "VmRSS");
-    // The baseline with the daemons gone, so that nothing else runs while it is measured.
-    subject.child.kill("SIGKILL");
-    twin.child.kill("SIGKILL");
-    const parse = await jsonParseCpuMs(node, full.url);
-    return {
-      targets,
-      compression,
-      answerBytes: parse.bytes,
-      jsonParseCpuMs: parse.ms,
-      pollCpuMs,
-      ratio: pollCpuMs / parse.ms,
-      peakRssMiB,
-      idleRssMiB,
-      betweenPollsRssMiB,
-      threads,
-    };
+    row.pollCpuMs = ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
+    row.betweenPollsRssMB = Math.max(...between);
+    row.idleRssMB = Math.max(...idle);
+    row.loopMaxMs = round(worst(cycles.map((c) => c.loopMaxMs)));
+    row.idleLoopMaxMs = round(worst(cycles.map((c) => c.idleLoopMaxMs)));
+    row.pollSeconds = cycles.map((c) => round(c.pollS, 2));
+    const last = cycles[cycles.length - 1] as Cycle;
+    row.series = last.series;
+    row.expositionBytes = last.bytes;
+
+    // /-/healthy: a poll lasts from its cron tick for its poll duration (up to the scrape if unknown).
+    const latency = ([, ms]: [number, number]) => (ms < 0 ? Number.POSITIVE_INFINITY : ms);
+    const mine = samples[subject.address] ?? [];
+    const during = mine.filter(([at]) =>
+      cycles.some((c) => {
+        const until = Number.isFinite(c.pollS) && c.up === 1 ? c.pollAt + c.pollS * 1000 + 250 : c.scrapedAt;
+        return at >= c.pollAt - 100 && at <= Math.min(until, c.scrapedAt);
+      }),
+    );
+    row.healthyProbes = during.length;
+    row.healthyPollMaxMs = round(worst(during.map(latency)));
+    row.healthyMaxMs = round(worst(mine.map(latency)));
+    row.idleHealthyMaxMs = round(worst((samples[twin.address] ?? []).map(latency)));
+
+    const failedPolls = cycles.filter((c) => !(c.up === 1 && c.lastSuccessS * 1000 >= c.pollAt - 1000));
+    if (failedPolls.length > 0) {
+      row.failure = failureOf(`${failedPolls.length} of ${CYCLES} measured polls did not succeed`, subject);
+    } else if (row.series !== targets) {
+      row.failure = failureOf(`served ${row.series} promstatus_target_up series for ${targets} targets`, subject);
+    } else if (!Number.isFinite(row.healthyPollMaxMs)) {
+      row.failure = failureOf("/-/healthy did not answer during a poll", subject);
+    }
+    row.ok = row.failure === undefined;
+  } catch (err) {
+    peak();
+    row.failure = failureOf(err instanceof Error ? err.message : String(err), subject);
   } finally {
-    subject.child.kill("SIGKILL");
-    twin.child.kill("SIGKILL");
-    full.child.kill();
-    empty.child.kill();
+    prober?.kill();
+    subject.stop();
+    twin.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (row.failure) progress(`${targets} targets, ${wire}: ${row.failure}`);
+  return row;
+}
+
+/** The daemon polled once at start and never again (a yearly schedule), scraped by 8 clients. */
+async function measureScrapes(node: string, targets: number, url: string): Promise<ScrapeLoad | { failure: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "promstatus-scrape-"));
+  const daemon = await startDaemon({
+    node,
+    dir,
+    name: "scraped",
+    url,
+    schedule: "0 0 1 1 *",
+    timeout: values.timeout,
+    flags: values["daemon-arg"],
+  });
+  try {
+    progress(`${targets} targets: GET /metrics under load ...`);
+    await waitReady(daemon, READY_TIMEOUT_MS);
+    const served = (await scrape(daemon.address)).series.get("promstatus_target_up") ?? 0;
+    if (served !== targets)
+      return { failure: failureOf(`served ${served} promstatus_target_up series for ${targets} targets`, daemon) };
+    return await scrapeLoad({ node, dir, address: daemon.address, targets, seconds: Number(values["scrape-seconds"]) });
+  } catch (err) {
+    return { failure: failureOf(err instanceof Error ? err.message : String(err), daemon) };
+  } finally {
+    daemon.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function main() {
   const node = nodeBinary(dockerfileNodeMajor());
-  const targets = Number(values.targets);
+  const sizes = values.targets.split(",").map(Number);
+  const goal = Number(values["goal-targets"]);
   const rows: WholePollRow[] = [];
-  for (const compression of values.compression.split(",") as ("gzip" | "none")[]) {
-    process.stderr.write(`whole-poll: ${targets} targets, compression ${compression} ...\n`);
-    rows.push(await measure(node, targets, compression));
+  let scrapes: ScrapeLoad | { failure: string } | undefined;
+  const empty = await startUpstream(0);
+  try {
+    for (const targets of sizes) {
+      progress(`${targets} targets: starting the upstream ...`);
+      const upstream = await startUpstream(targets).catch((err: unknown) => {
+        progress(`${targets} targets: the upstream did not start (${String(err)})`);
+        return undefined;
+      });
+      if (!upstream) continue;
+      try {
+        const mine = [await measure(node, targets, upstream.url, empty.url, "plain")];
+        if (targets === goal) {
+          mine.push(await measure(node, targets, upstream.url, empty.url, "gzip"));
+          scrapes = await measureScrapes(node, targets, upstream.url);
+        }
+        // The baseline with every daemon gone, so that nothing else runs while it is measured.
+        progress(`${targets} targets: JSON.parse of the same bytes ...`);
+        const parse = await jsonParseCpuMs(node, upstream.url).catch((err: unknown) => {
+          progress(`${targets} targets: the JSON.parse baseline failed (${String(err)})`);
+          return { ms: Number.NaN, bytes: Number.NaN };
+        });
+        for (const r of mine) {
+          r.answerBytes = parse.bytes;
+          r.jsonParseCpuMs = parse.ms;
+          r.ratio = r.pollCpuMs / parse.ms;
+        }
+        rows.push(...mine);
+      } finally {
+        upstream.child.kill();
+      }
+    }
+  } finally {
+    empty.child.kill();
   }
   const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
-  process.stdout.write(`${JSON.stringify({ node: version, rows })}\n`);
+  // NaN (not measured) goes out as null; run.ts reads it back as NaN.
+  process.stdout.write(`${JSON.stringify({ node: version, goalTargets: goal, rows, scrapes })}\n`);
 }
 
 main().catch((err: unknown) => {

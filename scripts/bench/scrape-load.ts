@@ -1,0 +1,145 @@
+// GET /metrics under load: the built daemon against a bare node:http server answering with the very
+// bytes the daemon served (plain, and its gzip), each in a process of its own on the image's Node.js,
+// 8 concurrent clients (autocannon, in a process of its own too).
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { get } from "node:http";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { startProber } from "./daemon.js";
+
+export interface Load {
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+export interface ScrapeLoadRow {
+  encoding: "plain" | "gzip";
+  bodyBytes: number;
+  bare: Load;
+  exporter: Load;
+  p50Ratio: number;
+}
+
+export interface ScrapeLoad {
+  targets: number;
+  seconds: number;
+  rows: ScrapeLoadRow[];
+  /** Worst /-/healthy latency of the daemon while it served the load (ms). */
+  healthyMaxMs: number;
+}
+
+const run = promisify(execFile);
+const AUTOCANNON = new URL("../../node_modules/autocannon/autocannon.js", import.meta.url).pathname;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** 8 concurrent clients for `seconds`. */
+async function load(address: string, gzip: boolean, seconds: number): Promise<Load> {
+  const args = [AUTOCANNON, "-c", "8", "-d", String(seconds), "-j", "-T", "60"];
+  if (gzip) args.push("-H", "accept-encoding=gzip");
+  const { stdout } = await run(process.execPath, [...args, `http://${address}/metrics`], { maxBuffer: 64 * 2 ** 20 });
+  const out = JSON.parse(stdout) as {
+    latency: { p50: number; p99: number };
+    requests: { average: number };
+    non2xx: number;
+    errors: number;
+  };
+  if (out.non2xx > 0 || out.errors > 0)
+    throw new Error(`${address}: ${out.non2xx} non-2xx answers, ${out.errors} errors`);
+  return { p50: out.latency.p50, p99: out.latency.p99, rps: out.requests.average };
+}
+
+/** The body as sent (gzip not undone), and its Content-Encoding. */
+function raw(address: string, gzip: boolean): Promise<{ body: Buffer; encoding: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    get(`http://${address}/metrics`, { headers: { "accept-encoding": gzip ? "gzip" : "identity" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.once("end", () =>
+        resolve({ body: Buffer.concat(chunks), encoding: res.headers["content-encoding"] as string | undefined }),
+      );
+      res.once("error", reject);
+    }).once("error", reject);
+  });
+}
+
+function startBare(
+  node: string,
+  plainFile: string,
+  gzipFile: string,
+): Promise<{ child: ChildProcess; address: string }> {
+  const child = spawn(
+    node,
+    ["--import", "tsx", new URL("./bare-server.ts", import.meta.url).pathname, plainFile, gzipFile],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout?.once("data", (d: Buffer) => resolve({ child, address: d.toString().trim() }));
+    child.once("exit", (code) => reject(new Error(`the bare server exited with ${code}`)));
+  });
+}
+
+/**
+ * The load against a daemon that has published its exposition and does not poll again during it: the
+ * daemon plain then gzip (its /-/healthy probed meanwhile), then the bare server plain then gzip.
+ */
+export async function scrapeLoad(opts: {
+  node: string;
+  dir: string;
+  address: string;
+  targets: number;
+  seconds: number;
+}): Promise<ScrapeLoad> {
+  // The exposition's gzip is made once per change, after publishing: until then the daemon sends plain.
+  let zipped = await raw(opts.address, true);
+  for (let i = 0; zipped.encoding !== "gzip"; i++) {
+    if (i > 100) throw new Error("the daemon never served its exposition gzipped");
+    await sleep(200);
+    zipped = await raw(opts.address, true);
+  }
+  const plain = await raw(opts.address, false);
+  const plainFile = join(opts.dir, "exposition.txt");
+  const gzipFile = join(opts.dir, "exposition.txt.gz");
+  writeFileSync(plainFile, plain.body);
+  writeFileSync(gzipFile, zipped.body);
+
+  const prober = startProber([opts.address]);
+  await prober.started;
+  let exporterPlain: Load;
+  let exporterGzip: Load;
+  let samples: Record<string, [number, number][]> = {};
+  try {
+    exporterPlain = await load(opts.address, false, opts.seconds);
+    exporterGzip = await load(opts.address, true, opts.seconds);
+  } finally {
+    samples = await prober.stop().catch(() => ({}));
+  }
+  const latencies = (samples[opts.address] ?? []).map(([, ms]) => (ms < 0 ? Number.POSITIVE_INFINITY : ms));
+
+  const bare = await startBare(opts.node, plainFile, gzipFile);
+  try {
+    const barePlain = await load(bare.address, false, opts.seconds);
+    const bareGzip = await load(bare.address, true, opts.seconds);
+    const row = (encoding: "plain" | "gzip", bodyBytes: number, b: Load, e: Load): ScrapeLoadRow => ({
+      encoding,
+      bodyBytes,
+      bare: b,
+      exporter: e,
+      p50Ratio: e.p50 / Math.max(b.p50, 0.001),
+    });
+    return {
+      targets: opts.targets,
+      seconds: opts.seconds,
+      rows: [
+        row("plain", plain.body.length, barePlain, exporterPlain),
+        row("gzip", zipped.body.length, bareGzip, exporterGzip),
+      ],
+      healthyMaxMs: latencies.length ? Math.max(...latencies) : Number.NaN,
+    };
+  } finally {
+    bare.child.kill();
+  }
+}
