@@ -5,6 +5,7 @@ import { DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
 import type { Endpoint } from "../config/types.js";
 import { type DecodeJob, type DecodeOptions, type DecodeResult, decodeAnswer, type ParseBudget } from "./decode.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
+import { ByteBudget } from "./byte-budget.js";
 import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { mib, startDecoderThread } from "./worker-thread.js";
@@ -91,6 +92,8 @@ export class DecodePool {
   streamed = 0;
   private readonly warmHeapLimitBytes: number;
   private readonly streams = new StreamDecoder(() => this.memoryLimitBytes);
+  /** Bytes of answers read whole that may wait in memory for a decoder at once: the decoders' heap. */
+  readonly waitingBytes = new ByteBudget(() => this.memoryLimitBytes);
 
   constructor({ size, memoryLimitBytes, warmHeapLimitBytes }: DecodePoolOptions = {}) {
     this.size = size ?? Math.max(1, Math.min(2, availableParallelism()));

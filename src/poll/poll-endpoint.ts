@@ -66,15 +66,23 @@ export async function pollEndpoint(
     // No more is read than the decoder could parse: the rest would be downloaded only to be refused.
     const budget = decoder.parseBudget();
     const capped = budget.bytes < source.maxResponseBytes;
-    const { body, ...received } = await fetchBody(
-      url,
-      capped ? fetchOptions(budget.bytes, budget.because) : fetchOptions(),
-    );
-    const result = await decoder.decode(
-      { endpoint, body, encoding: received.encoding, options, reference },
-      timeLeft(),
-    );
-    return [result, received];
+    // Answers waiting in memory for their decoder share one budget, so a flood of large ones waits
+    // on the network instead of piling up.
+    const timeout = AbortSignal.timeout(Math.max(1, timeLeft()));
+    const share = decoder.waitingBytes.share(signal ? AbortSignal.any([signal, timeout]) : timeout);
+    try {
+      const { body, ...received } = await fetchBody(url, {
+        ...(capped ? fetchOptions(budget.bytes, budget.because) : fetchOptions()),
+        beforeKeeping: share.take,
+      });
+      const result = await decoder.decode(
+        { endpoint, body, encoding: received.encoding, options, reference },
+        timeLeft(),
+      );
+      return [result, received];
+    } finally {
+      share.giveBack();
+    }
   };
   let fallback = false;
   try {

@@ -25,6 +25,8 @@ export interface FetchOptions {
   searchParams?: Record<string, string>;
   /** Auth, headers, TLS and proxy settings of the source. */
   http?: HttpClientConfig;
+  /** Called for every piece of an answer read whole before it is kept: may wait (the socket pauses). */
+  beforeKeeping?: (bytes: number) => Promise<void>;
 }
 
 /** What came back besides the body: for /probe's debug account and the poll's log. */
@@ -83,7 +85,10 @@ interface Answer {
 export function fetchBody(url: string, options: FetchOptions): Promise<FetchedBody> {
   return withRetries(url, options, async ({ stream, received }) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    for await (const chunk of stream) {
+      await options.beforeKeeping?.((chunk as Buffer).length);
+      chunks.push(chunk as Buffer);
+    }
     return { ...received, body: Buffer.concat(chunks) };
   });
 }
