@@ -190,7 +190,7 @@ export function goals(input: GoalInputs): Goal[] {
       (r) => r.healthyPollMaxMs,
       (n) => Number.isFinite(n) && n < GOALS.largeHealthyMs,
       (r) =>
-        `worst ${f(r.healthyPollMaxMs)} ms over ${r.healthyProbes} answers during polls (an idle daemon ${f(r.idleHealthyMaxMs)} ms)`,
+        `worst ${f(r.healthyPollMaxMs)} ms over ${r.healthyProbes} answers during polls (an idle daemon ${f(r.idleHealthyPollMaxMs)} ms at the same times)`,
       (r) => `event-loop max ${f(r.loopMaxMs)} ms; the main thread spends ${r.threads.MainThread ?? 0} ms per poll.`,
     ),
   );

@@ -271,13 +271,14 @@ async function main() {
     "whole cycle: the poll, the publishing and the scrape before. It is the longest gap between two timer",
     "ticks, so an idle daemon reads about 10 ms. `/-/healthy` is asked every 20 ms by a process of its own (a",
     "request is sent on time even when the one before is unanswered); during polls means from the cron tick",
-    "to the end of the poll (its `promstatus_poll_duration_seconds`).",
+    "to the end of the poll (its `promstatus_poll_duration_seconds`). The idle twin is probed alike: what it",
+    "reads is the machine's share (other processes, the probe itself), not the poll's.",
     "",
-    "| targets | wire | event-loop max ms | idle daemon ms | /-/healthy worst during polls ms | answers during polls | /-/healthy worst over the cycles ms | idle daemon ms |",
-    "|---:|---|---:|---:|---:|---:|---:|---:|",
+    "| targets | wire | event-loop max ms | idle daemon ms | /-/healthy worst during polls ms | idle daemon ms | answers during polls | /-/healthy worst over the cycles ms | idle daemon ms |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ...whole.rows.map(
       (r) =>
-        `| ${r.targets} | ${r.wire} | ${f(r.loopMaxMs, 1)} | ${f(r.idleLoopMaxMs, 1)} | ${f(r.healthyPollMaxMs, 1)} | ${r.healthyProbes} | ${f(r.healthyMaxMs, 1)} | ${f(r.idleHealthyMaxMs, 1)} |`,
+        `| ${r.targets} | ${r.wire} | ${f(r.loopMaxMs, 1)} | ${f(r.idleLoopMaxMs, 1)} | ${f(r.healthyPollMaxMs, 1)} | ${f(r.idleHealthyPollMaxMs, 1)} | ${r.healthyProbes} | ${f(r.healthyMaxMs, 1)} | ${f(r.idleHealthyMaxMs, 1)} |`,
     ),
     "",
     stamp(whole.node),

@@ -48,8 +48,10 @@ export interface WholePollRow {
   /** nodejs_eventloop_lag_max_seconds over the measured cycles, the daemon's and the idle twin's (ms). */
   loopMaxMs: number;
   idleLoopMaxMs: number;
-  /** Worst /-/healthy latency while the daemon polled; over the whole measured cycles; the twin's. */
+  /** Worst /-/healthy latency while the daemon polled, and the idle twin's in the same windows (ms). */
   healthyPollMaxMs: number;
+  idleHealthyPollMaxMs: number;
+  /** The same over the whole measured cycles. */
   healthyMaxMs: number;
   idleHealthyMaxMs: number;
   healthyProbes: number;
@@ -166,6 +168,7 @@ async function measure(
     loopMaxMs: Number.NaN,
     idleLoopMaxMs: Number.NaN,
     healthyPollMaxMs: Number.NaN,
+    idleHealthyPollMaxMs: Number.NaN,
     healthyMaxMs: Number.NaN,
     idleHealthyMaxMs: Number.NaN,
     healthyProbes: 0,
@@ -245,16 +248,18 @@ async function measure(
     // /-/healthy: a poll lasts from its cron tick for its poll duration (up to the scrape if unknown).
     const latency = ([, ms]: [number, number]) => (ms < 0 ? Number.POSITIVE_INFINITY : ms);
     const mine = samples[subject.address] ?? [];
-    const during = mine.filter(([at]) =>
+    const theirs = samples[twin.address] ?? [];
+    const inPoll = ([at]: [number, number]) =>
       cycles.some((c) => {
         const until = Number.isFinite(c.pollS) && c.up === 1 ? c.pollAt + c.pollS * 1000 + 250 : c.scrapedAt;
         return at >= c.pollAt - 100 && at <= Math.min(until, c.scrapedAt);
-      }),
-    );
+      });
+    const during = mine.filter(inPoll);
     row.healthyProbes = during.length;
     row.healthyPollMaxMs = round(worst(during.map(latency)));
+    row.idleHealthyPollMaxMs = round(worst(theirs.filter(inPoll).map(latency)));
     row.healthyMaxMs = round(worst(mine.map(latency)));
-    row.idleHealthyMaxMs = round(worst((samples[twin.address] ?? []).map(latency)));
+    row.idleHealthyMaxMs = round(worst(theirs.map(latency)));
 
     const failedPolls = cycles.filter((c) => !(c.up === 1 && c.lastSuccessS * 1000 >= c.pollAt - 1000));
     if (failedPolls.length > 0) {
