@@ -20,6 +20,11 @@ const INLINE_LIMIT = 32 * 1024;
 // that follow are JavaScript, where an exhausted heap ends the worker alone (ERR_WORKER_OUT_OF_MEMORY).
 const HEAP_PER_JSON_BYTE = 4;
 
+// A streamed target kept until its lines are written takes ~140 bytes of heap (its label pairs, five
+// numbers, its key; 65 MB for 500k, Node 24); twice that leaves the collector room. A 320 MiB decoder
+// thus keeps 1.2M targets; an answer with more is refused, not left to run the thread out of memory.
+const HEAP_PER_TARGET = 280;
+
 // A worker's heap grows to hold a large answer while it is decoded and is not given back to the OS
 // afterwards; an idle worker whose heap grew past WARM_HEAP_LIMIT is therefore ended, which frees its
 // whole heap: the restart (~150 ms of CPU: an isolate, the modules, cold code) is cheap next to
@@ -145,7 +150,8 @@ export class DecodePool {
   /** Answers in a stream, decoded by this pool's streaming thread. */
   openStream(endpoint: Endpoint, options: DecodeOptions): DecodeStream {
     this.streamed++;
-    return this.streams.openStream(endpoint, options);
+    const maxTargets = Math.floor(this.memoryLimitBytes / HEAP_PER_TARGET);
+    return this.streams.openStream(endpoint, { ...options, maxTargets });
   }
 
   private abandon(task: Task, timeoutMs: number): void {

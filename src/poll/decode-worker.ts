@@ -69,6 +69,8 @@ function finishStream(id: number): DecodeResult | undefined {
   streams.delete(id);
   try {
     const done = decoder?.finish();
+    const refused = decoder?.refusal();
+    if (refused) return { ok: false, ...refused };
     return done && { ok: true, ...done };
   } catch (error) {
     return failed(error);

@@ -7,7 +7,7 @@ import { convertTargets, type TargetLabel } from "../convert/targets.js";
 import { agentModeSamples, convertTsdb } from "../convert/tsdb.js";
 import type { RenderedFamilies } from "../exposition/text-format.js";
 import { alertmanagerStatusResponse, targetsResponse, tsdbResponse } from "../upstream/payloads.js";
-import type { PollError } from "../upstream/poll-error.js";
+import type { FailureReason, PollError } from "../upstream/poll-error.js";
 import type { DecodeOptions } from "./decode.js";
 import { TargetsDecoder } from "./targets-fast-path.js";
 
@@ -18,6 +18,8 @@ export interface ConvertOptions {
   perTarget: boolean;
   limit: number | undefined;
   targetLabels: readonly TargetLabel[];
+  /** The most active targets a streamed answer may list: set by the decoder pool from its threads' heap. */
+  maxTargets?: number;
 }
 
 /** What a fast path gives: the rendered lines, their sample count, and replica facts if asked for. */
@@ -30,7 +32,10 @@ export interface FastDecoded {
 /** Reads an answer chunk by chunk; `write` says false once it has given up (further chunks are ignored). */
 export interface ChunkDecoder {
   write(chunk: Uint8Array): boolean;
+  /** The result, or undefined when the reader gave up or the answer was refused. */
   finish(): FastDecoded | undefined;
+  /** Why the answer is refused outright (not left to the reference path), if it is. */
+  refusal(): { reason: FailureReason; message: string } | undefined;
 }
 
 /** A refusal that is an answer: the server says what it is, rather than that something failed. */

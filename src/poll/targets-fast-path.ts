@@ -4,28 +4,43 @@ import { renderTargets } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
 import type { DecodeOptions } from "./decode.js";
-import type { FastDecoded } from "./endpoints.js";
+import type { ChunkDecoder, FastDecoded } from "./endpoints.js";
 
 /**
  * A targets answer from bytes to rendered lines as it streams: each target goes from the reader to the
  * summary as it is read, so the answer never exists whole, as bytes or as objects. `finish` gives
  * undefined when the reader gave up (the reference path then decides).
  */
-export class TargetsDecoder {
+export class TargetsDecoder implements ChunkDecoder {
   private readonly summariser: TargetSummariser;
   // A grouped source's identities are computed per target, not per merged series: those targets are kept.
   private readonly kept: ActiveTarget[] | undefined;
   private readonly reader: TargetsAnswerReader;
+  private targets = 0;
+  private tooMany = false;
 
   constructor(private readonly options: DecodeOptions) {
     const summariser = new TargetSummariser({ perTarget: options.perTarget, extraLabels: options.targetLabels });
     const kept: ActiveTarget[] | undefined = options.replicaFacts ? [] : undefined;
+    const maxTargets = options.maxTargets ?? Number.POSITIVE_INFINITY;
     this.summariser = summariser;
     this.kept = kept;
     this.reader = new TargetsAnswerReader(labelNamesRead(options.targetLabels), (target) => {
+      if (++this.targets > maxTargets) {
+        this.tooMany = true;
+        throw new Error("too many targets"); // stops the reader: the rest is not read
+      }
       summariser.add(target);
       kept?.push(target);
     });
+  }
+
+  refusal() {
+    if (!this.tooMany) return undefined;
+    return {
+      reason: "too_large" as const,
+      message: `answer lists more than ${this.options.maxTargets} active targets, the most a decoder keeps with its --decoder.memory-limit`,
+    };
   }
 
   /** Reads the next chunk; false once the reader has given up. */
@@ -34,6 +49,7 @@ export class TargetsDecoder {
   }
 
   finish(): FastDecoded | undefined {
+    if (this.tooMany) return undefined;
     const scanned = this.reader.end();
     if (scanned === undefined) return undefined;
     const { families, series } = renderTargets(this.summariser.finish(scanned.data), this.options.labelPrefix);

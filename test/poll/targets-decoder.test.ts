@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { targetsAnswer } from "../../scripts/bench/generate.js";
+import type { DecodeOptions } from "../../src/poll/decode.js";
+import { DecodePool } from "../../src/poll/decode-pool.js";
+import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
+
+const options: DecodeOptions = {
+  replicaFacts: false,
+  perTarget: true,
+  targetLabels: [],
+  limit: undefined,
+  labelPrefix: 'source="p"',
+  maxBytes: 2 ** 28,
+};
+
+describe("TargetsDecoder: the targets budget", () => {
+  it("refuses an answer listing more targets than it may keep, and stops reading there", () => {
+    const bytes = Buffer.from(targetsAnswer(200));
+    const decoder = new TargetsDecoder({ ...options, maxTargets: 50 });
+    let accepted = 0;
+    for (let at = 0; at < bytes.length; at += 1000) if (decoder.write(bytes.subarray(at, at + 1000))) accepted += 1000;
+    // Stopped once the 51st target was met, not at the end of the answer.
+    expect(accepted).toBeLessThan(bytes.length / 2);
+    expect(decoder.finish()).toBeUndefined();
+    expect(decoder.refusal()).toEqual({
+      reason: "too_large",
+      message: "answer lists more than 50 active targets, the most a decoder keeps with its --decoder.memory-limit",
+    });
+  });
+
+  it("serves an answer within the budget", () => {
+    const decoder = new TargetsDecoder({ ...options, maxTargets: 200 });
+    expect(decoder.write(Buffer.from(targetsAnswer(200)))).toBe(true);
+    expect(decoder.finish()?.series).toBeGreaterThan(200);
+    expect(decoder.refusal()).toBeUndefined();
+  });
+
+  it("is set by the pool from its threads' heap: a streamed answer over it fails as too_large, not left to the reference path", async () => {
+    const pool = new DecodePool({ size: 1, memoryLimitBytes: 32 * 2 ** 20 }); // 32 MiB: about 120k targets
+    const stream = pool.openStream("targets", options);
+    const bytes = Buffer.from(targetsAnswer(125_000));
+    for (let at = 0; at < bytes.length; at += 2 ** 20) {
+      if (!(await stream.write(bytes.subarray(at, at + 2 ** 20)))) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const end = await stream.end(60_000);
+    expect(end.gaveUp).toBe(false);
+    if (!end.gaveUp) expect(end.result).toMatchObject({ ok: false, reason: "too_large" });
+    if (!end.gaveUp && !end.result.ok) expect(end.result.message).toMatch(/more than 119837 active targets/);
+  }, 60_000);
+});
