@@ -3,9 +3,9 @@ import type { Worker } from "node:worker_threads";
 import { gunzipSync } from "node:zlib";
 import { DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
 import type { Endpoint } from "../config/types.js";
+import { ByteBudget } from "./byte-budget.js";
 import { type DecodeJob, type DecodeOptions, type DecodeResult, decodeAnswer, type ParseBudget } from "./decode.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
-import { ByteBudget } from "./byte-budget.js";
 import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { mib, startDecoderThread } from "./worker-thread.js";
@@ -14,11 +14,15 @@ import { mib, startDecoderThread } from "./worker-thread.js";
 // is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
 const INLINE_LIMIT = 32 * 1024;
 
-// JSON.parse holds up to 2.5x the text on the heap (a 100k-target answer, 76 MB: 192 MB on Node 20,
-// 112 MB on Node 24). It cannot be interrupted, so a heap exhausted inside it aborts the whole process;
-// answers are therefore refused above a quarter of the limit before parsing. Validation and conversion
-// that follow are JavaScript, where an exhausted heap ends the worker alone (ERR_WORKER_OUT_OF_MEMORY).
-const HEAP_PER_JSON_BYTE = 4;
+// A whole answer is read up to a quarter of the limit as JSON (80 MiB of 320: a 100k-target answer is
+// 76 MB). JSON.parse cannot be interrupted, so a heap exhausted inside it aborts the whole process, and
+// what it takes depends on the answer's shape (0.9 times the text for a realistic answer, 13 times for
+// `[[],[],…]`): what it would take, the text included, is estimated before parsing (parse-cost.ts) and
+// must fit in the limit less the decoder's own heap. Validation and conversion that follow are
+// JavaScript, where an exhausted heap ends the worker alone (ERR_WORKER_OUT_OF_MEMORY).
+const LIMIT_PER_JSON_BYTE = 4;
+/** A decoder thread's own heap (its modules and schemas: 10-12 MiB measured), not for a parse. */
+const DECODER_HEAP = 16 * 2 ** 20;
 
 // A streamed target kept until its lines are written takes ~140 bytes of heap (its label pairs, five
 // numbers, its key; 65 MB for 500k, Node 24); twice that leaves the collector room. A 320 MiB decoder
@@ -130,10 +134,11 @@ export class DecodePool {
     });
   }
 
-  /** The most JSON a whole answer may have here: no more of one is read from an upstream. */
+  /** The most JSON a whole answer may have here (no more of one is read), and the most heap its parse may take. */
   parseBudget(): ParseBudget {
     return {
-      bytes: Math.floor(this.memoryLimitBytes / HEAP_PER_JSON_BYTE),
+      bytes: Math.floor(this.memoryLimitBytes / LIMIT_PER_JSON_BYTE),
+      heapBytes: Math.max(0, this.memoryLimitBytes - DECODER_HEAP),
       because: `the most a decoder can parse with --decoder.memory-limit=${mib(this.memoryLimitBytes)}`,
     };
   }

@@ -7,6 +7,7 @@ import { renderSampleSet } from "../exposition/text-format.js";
 import { describeMismatch } from "../upstream/payloads.js";
 import type { FailureReason } from "../upstream/poll-error.js";
 import { type ConvertOptions, ENDPOINTS, type EndpointSpec } from "./endpoints.js";
+import { parseHeapCost } from "./parse-cost.js";
 
 /** What a decoder needs from the source: plain data, so a job can cross to a worker thread. */
 export interface DecodeOptions extends ConvertOptions {
@@ -15,9 +16,12 @@ export interface DecodeOptions extends ConvertOptions {
   maxBytes: number;
 }
 
-/** The most JSON a decoder may parse: set by the pool from its workers' memory limit. */
+/** What a decoder may take for a whole answer: set by the pool from its workers' memory limit. */
 export interface ParseBudget {
+  /** The most JSON read of an answer, decompressed. */
   bytes: number;
+  /** The most heap its JSON.parse may take, the text included, as estimated before parsing (parse-cost.ts). */
+  heapBytes: number;
   /** Said in the error, so the operator knows what to raise. */
   because: string;
 }
@@ -88,14 +92,23 @@ export function decodeAnswer(
       return fail("invalid_json", `answer is not valid gzip: ${(error as Error).message}`);
     }
   }
-  // Checked before parsing: JSON.parse cannot be interrupted, so a worker whose heap runs out inside it
-  // takes the whole process down (V8 aborts) instead of ending alone.
   if (bytes.length > maxBytes) return tooLarge();
   const spec = ENDPOINTS[endpoint];
   const triesFast = spec.stream !== undefined && !reference;
   if (triesFast) {
     const fast = fastPath(spec, bytes, options);
     if (fast) return { ok: true, ...fast };
+  }
+  // Checked before parsing: JSON.parse cannot be interrupted, so a worker whose heap runs out inside it
+  // takes the whole process down (V8 aborts) instead of ending alone. What it takes depends on the
+  // answer's shape (up to 40 times its text), so it is estimated from the bytes first.
+  if (budget) {
+    const heap = parseHeapCost(bytes, budget.heapBytes);
+    if (heap > budget.heapBytes)
+      return fail(
+        "too_large",
+        `answer would take more than ${budget.heapBytes} bytes of heap to parse (${bytes.length} bytes of JSON), ${budget.because}`,
+      );
   }
   const text = bytes.toString("utf8");
   bytes = undefined; // let the decompressed copy go while the parse allocates (peak memory)

@@ -13,7 +13,7 @@ import { fixtureText } from "../helpers/fixtures.js";
 // The built daemon with a small --decoder.memory-limit. A targets answer is streamed, so one far larger
 // than the decoder could parse whole is served; one the streaming reader leaves to the reference path
 // and that is too large for it fails as too_large, the process lives on, and a normal answer is served
-// again. A local server plays the upstream: no real Prometheus here can be made to hold 43,000 targets.
+// again. A local server plays the upstream: no real Prometheus here can be made to hold 26,000 targets.
 
 const ANSWERS = {
   good: gzipSync(fixtureText("upstream/prometheus-targets.json")),
@@ -22,8 +22,9 @@ const ANSWERS = {
   // 9 MB of JSON (mostly white space) the streaming reader leaves to JSON.parse (a duplicate key): over
   // a quarter of 32 MiB, so no more of it is read for the reference path than that, and it is refused.
   unparseable: gzipSync(`${referencePathTargetsAnswer(2_000)}${" ".repeat(9 * 2 ** 20)}`),
-  // 8 MB of JSON that parses within 32 MiB, but its 215,000 series do not fit: the worker runs out.
-  exhausting: gzipSync(referencePathTargetsAnswer(43_000)), // left by the fast path to JSON.parse
+  // 5 MB of JSON whose parse is estimated within 32 MiB, but its 130,000 series do not fit: the worker
+  // runs out.
+  exhausting: gzipSync(referencePathTargetsAnswer(26_000)), // left by the fast path to JSON.parse
 };
 let answer: keyof typeof ANSWERS = "good";
 const tsdb = fixtureText("upstream/prometheus-tsdb.json");

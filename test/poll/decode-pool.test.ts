@@ -5,6 +5,7 @@ import { isPacked } from "../../src/exposition/pack.js";
 import type { DecodeJob } from "../../src/poll/decode.js";
 import { decodeAnswer, outputChunkSize } from "../../src/poll/decode.js";
 import { DecodePool } from "../../src/poll/decode-pool.js";
+import { parseHeapCost } from "../../src/poll/parse-cost.js";
 import { familyTexts } from "../helpers/families.js";
 
 const job = (body: Uint8Array, encoding?: string): DecodeJob => ({
@@ -121,9 +122,10 @@ describe("DecodePool memory limit", () => {
 
   it("fails only the answer that exhausts a decoder's heap, as too_large; the next one gets a fresh decoder", async () => {
     const pool = new DecodePool({ size: 1, memoryLimitBytes: 32 * 2 ** 20 });
-    // Parses within the limit, but the fast path leaves it to JSON.parse, whose objects do not fit.
-    const heavy = referencePathTargetsAnswer(43_000);
-    expect(heavy.length).toBeLessThan(8 * 2 ** 20);
+    // The fast path leaves it to JSON.parse, whose cost is estimated within the limit (15 of 16 MiB), but
+    // its 130,000 series do not fit.
+    const heavy = referencePathTargetsAnswer(26_000);
+    expect(parseHeapCost(Buffer.from(heavy))).toBeLessThan(pool.parseBudget().heapBytes);
     const [exhausted, waiting] = await Promise.all([
       pool.decode(job(gzipSync(heavy), "gzip")),
       pool.decode(job(gzipSync(targetsAnswer(2000)), "gzip")), // queued behind it on the only worker
@@ -133,6 +135,26 @@ describe("DecodePool memory limit", () => {
     expect(waiting).toMatchObject({ ok: true, series: expect.any(Number) });
     expect(pool.offloaded).toBe(2);
   });
+});
+
+describe("DecodePool: answers whose parse would take more than the limit", () => {
+  // 80 MB of `[],`: under a quarter of the default limit and 77 KB gzipped, but JSON.parse would take
+  // over 1 GB (13 times its text), and a heap exhausted inside JSON.parse aborts the whole process.
+  const bomb = gzipSync(`{"x":[${"[],".repeat(26_600_000)}[]]}`, { level: 9 });
+
+  it("refuses them before parsing, as too_large, naming the flag; the decoder and the process live on", async () => {
+    expect(bomb.length).toBeLessThan(80 * 1024);
+    const pool = new DecodePool({ size: 1 });
+    for (const endpoint of ["tsdb", "status", "targets"] as const) {
+      const result = await pool.decode({ ...job(Buffer.from(bomb), "gzip"), endpoint }); // moved to the worker
+      expect(result).toMatchObject({ ok: false, reason: "too_large" });
+      expect(result.ok ? "" : result.message).toMatch(
+        /^answer would take more than \d+ bytes of heap to parse \(79800010 bytes of JSON\), the most a decoder can parse with --decoder\.memory-limit=320MiB$/,
+      );
+    }
+    expect((await pool.decode(job(gzipSync(targetsAnswer(2000)), "gzip"))).ok).toBe(true);
+    expect(pool.started).toBe(1); // one worker did it all
+  }, 60_000);
 });
 
 describe("outputChunkSize", () => {
