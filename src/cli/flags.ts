@@ -38,8 +38,9 @@ Flags:
   --web.listen-address=ADDR     address to serve on, [host]:port (default ${DEFAULT_LISTEN_ADDRESS})
   --web.telemetry-path=PATH     path of the metrics (default /metrics)
   --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
-  --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it are
-                                refused as too_large before parsing (default ${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB)
+  --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it, or
+                                whose parse it could not hold (estimated first), are refused as too_large
+                                before parsing (default ${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB)
   --probe.timeout-offset=DUR    subtracted from Prometheus's scrape timeout for a /probe (default 500ms)
   --probe.max-concurrent=N      probes polling upstreams at once; more are answered 503 (default 8 per CPU,
                                 ${DEFAULT_PROBE_MAX_CONCURRENT} here)
