@@ -25,8 +25,14 @@ export interface DecodeStream {
 // the network does not make the main thread queue the answer in memory.
 const HIGH_WATER_BYTES = 4 * 2 ** 20;
 // A streaming thread keeps only what one poll's answers need (the summary, not the answer), so it is
-// kept warm between polls rather than started afresh each time (~150 ms of CPU per start).
+// kept warm between polls rather than started afresh each time (~150 ms of CPU per start)...
 const IDLE_EXIT_MS = 10 * 60_000;
+// ...unless its heap grew past WARM_HEAP_LIMIT reading them (as the pool ends a large worker of whole
+// answers): V8 does not give an idle thread's heap back (~160 MiB after a 100k-target answer), and the
+// lines it rendered, handed over packed (exposition/pack.ts), are garbage there until its next
+// collection (~70 MB). Ending it frees both; the next poll pays the start, small next to its answer.
+const WARM_HEAP_LIMIT = 64 * 2 ** 20;
+const LARGE_IDLE_EXIT_MS = 1000;
 
 interface Open {
   /** Bytes sent and not yet acknowledged. */
@@ -56,8 +62,18 @@ export class StreamDecoder {
   private idleTimer: NodeJS.Timeout | undefined;
   /** Threads started so far. */
   started = 0;
+  /** The thread's heap after its last answer. */
+  private heapBytes = 0;
 
-  constructor(private readonly memoryLimit: () => number) {}
+  constructor(
+    private readonly memoryLimit: () => number,
+    private readonly warmHeapLimitBytes = WARM_HEAP_LIMIT,
+  ) {}
+
+  /** Whether a thread is running now. */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
 
   openStream(endpoint: Endpoint, options: DecodeOptions): DecodeStream {
     const worker = this.thread();
@@ -121,6 +137,7 @@ export class StreamDecoder {
     const worker = startDecoderThread(this.memoryLimit());
     this.worker = worker;
     this.started++;
+    this.heapBytes = 0;
     worker.unref();
     worker.on("message", (reply: DecoderReply) => this.receive(reply));
     const fail = (result: DecodeResult) => {
@@ -158,20 +175,22 @@ export class StreamDecoder {
       return;
     }
     this.open.delete(reply.id);
+    this.heapBytes = reply.heapBytes;
     state.onEnd?.(reply.kind === "gave-up" ? { gaveUp: true } : { gaveUp: false, result: reply.result });
     this.idle();
   }
 
-  /** With no answer open, the thread no longer keeps the process alive, and ends after a while. */
+  /** With no answer open, the thread no longer keeps the process alive, and ends after a while: soon if its heap grew large. */
   private idle(): void {
     if (this.open.size > 0 || !this.worker) return;
     const worker = this.worker;
+    const exitMs = this.heapBytes < this.warmHeapLimitBytes ? IDLE_EXIT_MS : LARGE_IDLE_EXIT_MS;
     worker.unref();
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.open.size > 0 || this.worker !== worker) return;
       this.worker = undefined;
       void worker.terminate();
-    }, IDLE_EXIT_MS).unref();
+    }, exitMs).unref();
   }
 }

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { targetsAnswer } from "../../scripts/bench/generate.js";
+import type { DecodeOptions } from "../../src/poll/decode.js";
+import { StreamDecoder } from "../../src/poll/stream-decoder.js";
+import { waitFor } from "../harness/processes.js";
+
+const options: DecodeOptions = {
+  replicaFacts: false,
+  perTarget: true,
+  targetLabels: [],
+  limit: undefined,
+  labelPrefix: 'source="p"',
+  maxBytes: 256 * 2 ** 20,
+};
+
+async function decodeOn(decoder: StreamDecoder, text: Buffer) {
+  const stream = decoder.openStream("targets", options);
+  expect(await stream.write(Buffer.from(text))).toBe(true); // a copy: the chunk is moved to the thread
+  const end = await stream.end(60_000);
+  expect(!end.gaveUp && end.result.ok).toBe(true);
+}
+
+describe("StreamDecoder", () => {
+  it("ends a thread whose heap grew past the warm limit soon after its answers, and keeps a small one warm", async () => {
+    const text = Buffer.from(targetsAnswer(2000));
+    const small = new StreamDecoder(() => 320 * 2 ** 20); // a 2000-target answer leaves its heap far under 64 MiB
+    const large = new StreamDecoder(() => 320 * 2 ** 20, 1); // any heap is over a limit of 1 byte
+    await decodeOn(small, text);
+    await decodeOn(large, text);
+    await waitFor("the large thread to end", async () => (large.running ? undefined : true), 10_000, 50);
+    expect(small.running).toBe(true);
+    // The next answer gets a fresh thread; the small one's is reused.
+    await decodeOn(large, text);
+    await decodeOn(small, text);
+    expect([large.started, small.started]).toEqual([2, 1]);
+  });
+});
