@@ -4,6 +4,28 @@ import { type FamilyLines, isPacked, plainLength } from "./pack.js";
 
 const inflate = promisify(gunzip);
 
+// A member's plain bytes, while something still holds them (a response writing them, or garbage not yet
+// collected), or while they are being inflated: scrapes at the same time share them rather than each
+// inflating the same bytes. Only weak references: this never keeps plain bytes alive.
+const inflated = new WeakMap<Uint8Array, WeakRef<Buffer> | Promise<Buffer>>();
+
+async function memberText(member: Uint8Array, size: number): Promise<Buffer> {
+  const known = inflated.get(member);
+  const plain = known instanceof WeakRef ? known.deref() : await known;
+  if (plain) return plain;
+  // Output room for the whole member, so it comes out in one piece rather than 16 KiB pieces joined.
+  const pending = inflate(member, { chunkSize: Math.max(64, size + 64) });
+  inflated.set(member, pending);
+  try {
+    const text = await pending;
+    inflated.set(member, new WeakRef(text));
+    return text;
+  } catch (error) {
+    inflated.delete(member);
+    throw error;
+  }
+}
+
 /**
  * The plain bytes of pieces, in order: plain ones as they are, a packed one member by member, each
  * inflated in the thread pool (never on the event loop) only when the consumer asks for the next
@@ -16,11 +38,8 @@ export async function* plainChunks(parts: readonly FamilyLines[]): AsyncGenerato
       yield part;
       continue;
     }
-    for (let i = 0; i < part.members.length; i++) {
-      // Output room for the whole member, so it comes out in one piece rather than 16 KiB pieces joined.
-      const size = part.sizes[i] ?? 0;
-      yield await inflate(part.members[i] as Uint8Array, { chunkSize: Math.max(64, size + 64) });
-    }
+    for (let i = 0; i < part.members.length; i++)
+      yield await memberText(part.members[i] as Uint8Array, part.sizes[i] ?? 0);
   }
 }
 

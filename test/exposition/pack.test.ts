@@ -136,4 +136,21 @@ describe("unpack", () => {
     expect(Buffer.concat(chunks).equals(whole)).toBe(true);
     expect((await plainText(parts)).equals(whole)).toBe(true);
   });
+
+  it("shares a member's plain bytes between consumers at the same time, without keeping them", async () => {
+    const packed = packLines(lines(30_000));
+    const first: Uint8Array[] = [];
+    for await (const chunk of plainChunks([packed])) first.push(chunk);
+    // While the first consumer still holds them, a second gets the same buffers: nothing inflated twice.
+    const second: Uint8Array[] = [];
+    for await (const chunk of plainChunks([packed])) second.push(chunk);
+    second.forEach((chunk, i) => {
+      expect(chunk).toBe(first[i]);
+    });
+    // Two at once, neither done: the member being inflated is awaited by both.
+    const fresh = packLines(lines(30_000, 1));
+    const [a, b] = [plainChunks([fresh]), plainChunks([fresh])];
+    const [x, y] = await Promise.all([a.next(), b.next()]);
+    expect(x.value).toBe(y.value);
+  });
 });
