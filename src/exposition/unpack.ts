@@ -9,21 +9,24 @@ const inflate = promisify(gunzip);
 // inflating the same bytes. Only weak references: this never keeps plain bytes alive.
 const inflated = new WeakMap<Uint8Array, WeakRef<Buffer> | Promise<Buffer>>();
 
-async function memberText(member: Uint8Array, size: number): Promise<Buffer> {
+function memberText(member: Uint8Array, size: number): Promise<Buffer> {
+  // Looked up and set in one go (no await in between), so scrapes at the same time find each other.
   const known = inflated.get(member);
-  const plain = known instanceof WeakRef ? known.deref() : await known;
-  if (plain) return plain;
+  const plain = known instanceof WeakRef ? known.deref() : known;
+  if (plain) return Promise.resolve(plain);
   // Output room for the whole member, so it comes out in one piece rather than 16 KiB pieces joined.
-  const pending = inflate(member, { chunkSize: Math.max(64, size + 64) });
+  const pending = inflate(member, { chunkSize: Math.max(64, size + 64) }).then(
+    (text) => {
+      inflated.set(member, new WeakRef(text));
+      return text;
+    },
+    (error: unknown) => {
+      inflated.delete(member);
+      throw error;
+    },
+  );
   inflated.set(member, pending);
-  try {
-    const text = await pending;
-    inflated.set(member, new WeakRef(text));
-    return text;
-  } catch (error) {
-    inflated.delete(member);
-    throw error;
-  }
+  return pending;
 }
 
 /**
