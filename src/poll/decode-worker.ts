@@ -1,9 +1,8 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { type Families, isPacked, packFamilies } from "../exposition/pack.js";
-import { type DecodeResult, decodeAnswer } from "./decode.js";
+import type { ChunkDecoder, DecodeJob, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
-import type { ChunkDecoder } from "./endpoints.js";
 import { ENDPOINTS } from "./endpoints.js";
 import { ownMemory, transferList } from "./transferable.js";
 
@@ -77,22 +76,28 @@ function finishStream(id: number): DecodeResult | undefined {
   }
 }
 
+/**
+ * A whole answer through decode.ts, loaded with the first one: the reference path's schemas (zod,
+ * ~20 MB of a thread's memory) are never loaded by a thread that only streams.
+ */
+async function decodeWhole(job: DecodeJob): Promise<DecodeResult> {
+  try {
+    const { decodeAnswer } = await import("./decode.js");
+    return decodeAnswer(job);
+  } catch (error) {
+    // decodeAnswer reports what it expects; anything else must still answer this job, not kill the worker.
+    return failed(error);
+  }
+}
+
 // Worker thread entry: decodes answers off the main event loop, so reading them never stalls scrapes.
 // Whole answers come as one job; streamed ones chunk by chunk, each chunk acknowledged so the main
 // thread reads no faster from the upstream than this thread decodes.
 parentPort?.on("message", (message: DecoderRequest) => {
   switch (message.kind) {
-    case "job": {
-      let result: DecodeResult;
-      try {
-        result = decodeAnswer(message.job);
-      } catch (error) {
-        // decodeAnswer reports what it expects; anything else must still answer this job, not kill the worker.
-        result = failed(error);
-      }
-      reply({ kind: "result" }, result);
+    case "job":
+      void decodeWhole(message.job).then((result) => reply({ kind: "result" }, result));
       return;
-    }
     case "open": {
       const spec = ENDPOINTS[message.endpoint];
       const decoder = spec.stream?.(message.options);

@@ -1,50 +1,14 @@
 import { gunzipSync } from "node:zlib";
-import type { Endpoint } from "../config/types.js";
 import { InvalidPayloadError } from "../convert/invalid-payload.js";
-import type { ReplicaFacts } from "../convert/replica-facts.js";
-import type { RenderedFamilies } from "../exposition/text-format.js";
 import { renderSampleSet } from "../exposition/text-format.js";
 import { describeMismatch } from "../upstream/payloads.js";
 import type { FailureReason } from "../upstream/poll-error.js";
-import { type ConvertOptions, ENDPOINTS, type EndpointSpec } from "./endpoints.js";
+import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
+import { ENDPOINTS, type EndpointSpec } from "./endpoints.js";
 import { parseHeapCost } from "./parse-cost.js";
+import { REFERENCE, type ReferenceSpec } from "./reference.js";
 
-/** What a decoder needs from the source: plain data, so a job can cross to a worker thread. */
-export interface DecodeOptions extends ConvertOptions {
-  /** Rendered `source="…",…` labels of the source. */
-  labelPrefix: string;
-  maxBytes: number;
-}
-
-/** What a decoder may take for a whole answer: set by the pool from its workers' memory limit. */
-export interface ParseBudget {
-  /** The most JSON read of an answer, decompressed. */
-  bytes: number;
-  /** The most heap its JSON.parse may take, the text included, as estimated before parsing (parse-cost.ts). */
-  heapBytes: number;
-  /** Said in the error, so the operator knows what to raise. */
-  because: string;
-}
-
-export interface DecodeJob {
-  endpoint: Endpoint;
-  body: Uint8Array;
-  encoding: string | undefined;
-  options: DecodeOptions;
-  budget?: ParseBudget;
-  /** Skip the endpoint's streaming reader: the reference path decides (after the reader gave up). */
-  reference?: boolean;
-}
-
-export type { RenderedFamilies } from "../exposition/text-format.js";
-
-export type DecodeResult = (
-  | { ok: true; families: RenderedFamilies; series: number; facts?: ReplicaFacts }
-  | { ok: false; reason: FailureReason; message: string }
-) & {
-  /** The endpoint's fast reader left this answer to the reference path (about twice the CPU). */
-  fallback?: true;
-};
+export type { DecodeJob, DecodeOptions, DecodeResult, ParseBudget, RenderedFamilies } from "./decode-types.js";
 
 const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: false, reason, message });
 
@@ -112,12 +76,12 @@ export function decodeAnswer(
   }
   const text = bytes.toString("utf8");
   bytes = undefined; // let the decompressed copy go while the parse allocates (peak memory)
-  const result = referencePath(text, spec, options);
+  const result = referencePath(text, REFERENCE[endpoint], options);
   return triesFast ? { ...result, fallback: true } : result;
 }
 
 /** The reference path: the whole answer parsed, checked against the endpoint's schema, converted, rendered. */
-function referencePath(text: string, spec: EndpointSpec, options: DecodeOptions): DecodeResult {
+function referencePath(text: string, spec: ReferenceSpec, options: DecodeOptions): DecodeResult {
   const parsed = parseAndCheck(text, spec);
   if (!parsed.ok) return parsed;
   try {
@@ -142,7 +106,10 @@ function fastPath(spec: EndpointSpec, bytes: Buffer, options: DecodeOptions) {
 }
 
 /** The whole answer parsed, then checked against the endpoint's schema. */
-function parseAndCheck(text: string, spec: EndpointSpec): { ok: true; data: unknown } | (DecodeResult & { ok: false }) {
+function parseAndCheck(
+  text: string,
+  spec: ReferenceSpec,
+): { ok: true; data: unknown } | (DecodeResult & { ok: false }) {
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,6 +1,6 @@
 import type { Endpoint } from "../config/types.js";
 import type { Families } from "../exposition/pack.js";
-import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode.js";
+import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
 
 /** What the main thread asks of a decoder thread. */
 export type DecoderRequest =

@@ -4,8 +4,8 @@ import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, sourceLabelPrefix } from "../exposition/text-format.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
-import type { DecodeOptions } from "./decode.js";
 import { type DecodePool, decodePool } from "./decode-pool.js";
+import type { DecodeOptions } from "./decode-types.js";
 import type { PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
 

@@ -1,6 +1,6 @@
 import type { Worker } from "node:worker_threads";
 import type { Endpoint } from "../config/types.js";
-import type { DecodeOptions, DecodeResult } from "./decode.js";
+import type { DecodeOptions, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { mib, startDecoderThread } from "./worker-thread.js";

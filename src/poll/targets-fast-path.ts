@@ -3,8 +3,7 @@ import { TargetSummariser } from "../convert/targets.js";
 import { renderTargets } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
-import type { DecodeOptions } from "./decode.js";
-import type { ChunkDecoder, FastDecoded } from "./endpoints.js";
+import type { ChunkDecoder, DecodeOptions, FastDecoded } from "./decode-types.js";
 
 /**
  * A targets answer from bytes to rendered lines as it streams: each target goes from the reader to the

@@ -221,7 +221,7 @@ describe("DecodePool: streamed answers", () => {
     // The ack of a chunk carries the reader's verdict: a write after it (chunks come from the socket,
     // one event-loop turn apart) learns it.
     let more = true;
-    for (let i = 0; i < 50 && more; i++) {
+    for (let i = 0; i < 1000 && more; i++) {
       more = await stream.write(Buffer.from("]}}"));
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -1,0 +1,72 @@
+import type { Endpoint } from "../config/types.js";
+import type { ReplicaFacts } from "../convert/replica-facts.js";
+import type { TargetLabel } from "../convert/targets.js";
+import type { RenderedFamilies } from "../exposition/text-format.js";
+import type { FailureReason } from "../upstream/poll-error.js";
+
+// The shapes that cross between the decode pipeline's parts (and to worker threads: plain data only).
+// Types only, importing none of the parts, so every part can name them without an import circle.
+
+export type { RenderedFamilies };
+
+/** What converters need from a source's config (plain data: it crosses to worker threads). */
+export interface ConvertOptions {
+  /** The source is in a replica group: also keep what its members are compared by. */
+  replicaFacts: boolean;
+  perTarget: boolean;
+  limit: number | undefined;
+  targetLabels: readonly TargetLabel[];
+  /** The most active targets a streamed answer may list: set by the decoder pool from its threads' heap. */
+  maxTargets?: number;
+}
+
+/** What a fast path gives: the rendered lines, their sample count, and replica facts if asked for. */
+export interface FastDecoded {
+  families: RenderedFamilies;
+  series: number;
+  facts?: ReplicaFacts;
+}
+
+/** Reads an answer chunk by chunk; `write` says false once it has given up (further chunks are ignored). */
+export interface ChunkDecoder {
+  write(chunk: Uint8Array): boolean;
+  /** The result, or undefined when the reader gave up or the answer was refused. */
+  finish(): FastDecoded | undefined;
+  /** Why the answer is refused outright (not left to the reference path), if it is. */
+  refusal(): { reason: FailureReason; message: string } | undefined;
+}
+
+/** What a decoder needs from the source: plain data, so a job can cross to a worker thread. */
+export interface DecodeOptions extends ConvertOptions {
+  /** Rendered `source="…",…` labels of the source. */
+  labelPrefix: string;
+  maxBytes: number;
+}
+
+/** What a decoder may take for a whole answer: set by the pool from its workers' memory limit. */
+export interface ParseBudget {
+  /** The most JSON read of an answer, decompressed. */
+  bytes: number;
+  /** The most heap its JSON.parse may take, the text included, as estimated before parsing (parse-cost.ts). */
+  heapBytes: number;
+  /** Said in the error, so the operator knows what to raise. */
+  because: string;
+}
+
+export interface DecodeJob {
+  endpoint: Endpoint;
+  body: Uint8Array;
+  encoding: string | undefined;
+  options: DecodeOptions;
+  budget?: ParseBudget;
+  /** Skip the endpoint's streaming reader: the reference path decides (after the reader gave up). */
+  reference?: boolean;
+}
+
+export type DecodeResult = (
+  | { ok: true; families: RenderedFamilies; series: number; facts?: ReplicaFacts }
+  | { ok: false; reason: FailureReason; message: string }
+) & {
+  /** The endpoint's fast reader left this answer to the reference path (about twice the CPU). */
+  fallback?: true;
+};
