@@ -41,7 +41,7 @@ describe("valid configs", () => {
         labels: {},
         schedule: "*/30 * * * * *",
         timeoutMs: 10_000,
-        maxResponseBytes: 256 * 2 ** 20,
+        maxResponseBytes: 2 ** 30,
         tsdb: { enabled: true, limit: undefined },
         targets: { enabled: true, perTarget: true, labels: [] },
         http: {
