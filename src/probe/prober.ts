@@ -35,6 +35,8 @@ export interface ProbeRecord {
 }
 
 export const PROBE_HISTORY_SIZE = 100;
+/** Results kept for min_interval, at most: distinct targets beyond it are polled again sooner. */
+export const RECENT_RESULTS_KEPT = 1000;
 
 const NO_METRICS: ProbeMetrics = { count() {} };
 
@@ -156,6 +158,8 @@ export class Prober {
     if (module.minIntervalMs > 0) {
       this.forgetExpired();
       this.recent.set(key, run);
+      // Bounded whatever callers probe: the oldest result goes first (a Map iterates in insertion order).
+      if (this.recent.size > RECENT_RESULTS_KEPT) this.recent.delete(this.recent.keys().next().value as string);
     }
     return { run, served: { how: "polled" } };
   }

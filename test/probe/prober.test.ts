@@ -1,8 +1,9 @@
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
-import { PROBE_HISTORY_SIZE, Prober } from "../../src/probe/prober.js";
+import { PROBE_HISTORY_SIZE, Prober, RECENT_RESULTS_KEPT } from "../../src/probe/prober.js";
 import type { ProbeResult } from "../../src/publish/probe-metrics.js";
+import { startFakeUpstream } from "../helpers/fake-upstream.js";
 import { type HeldUpstream, startHeldUpstream } from "../helpers/held-upstream.js";
 
 // The probe history without network: refused probes never reach an upstream.
@@ -103,4 +104,28 @@ describe("Prober limit (--probe.max-concurrent)", () => {
     await ask("http://host:9093", "");
     expect(Object.fromEntries(counted)).toEqual({ "/refused": 6, "spared/refused": 1 });
   });
+});
+
+describe("Prober min_interval results", () => {
+  it(`keeps at most ${RECENT_RESULTS_KEPT} results, whatever callers probe: the oldest goes first`, async () => {
+    const cached = parseConfig(
+      "modules:\n  slow: {kind: alertmanager, min_interval: 10m}\n",
+      "/tmp/exporter.yml",
+    ).modules;
+    // Every poll fails at once (404, not retried); its result is kept all the same.
+    const upstream = await startFakeUpstream((_req, res) => res.writeHead(404).end());
+    const p = new Prober(() => cached, 500, pino({ level: "silent" }));
+    const ask = (i: number) =>
+      p.probe({ target: `${upstream.url}/t${i}`, module: "slow", scrapeTimeoutSeconds: undefined, debug: false });
+    await ask(0);
+    await ask(1);
+    await ask(1);
+    expect(p.history()[0]?.served).toBe("cached");
+    for (let i = 2; i <= RECENT_RESULTS_KEPT; i++) await ask(i);
+    await ask(1); // the second oldest: still kept
+    expect(p.history()[0]?.served).toBe("cached");
+    await ask(0); // the oldest: pushed out, polled again
+    expect(p.history()[0]?.served).toBe("polled");
+    await upstream.close();
+  }, 60_000);
 });
