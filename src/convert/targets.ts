@@ -80,6 +80,11 @@ export class TargetSummariser {
   private readonly series: SeriesColumns;
   private readonly values = new Array<number>(SERIES_VALUES.length);
 
+  /** Scrape pools met so far. */
+  get poolCount(): number {
+    return this.pools.size;
+  }
+
   /** `keepLabels`: each series' labels as an object too, for a converter that adds samples by them. */
   constructor(
     private readonly options: TargetsOptions,

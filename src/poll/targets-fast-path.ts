@@ -5,6 +5,10 @@ import type { ActiveTarget } from "../upstream/payloads.js";
 import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
 import type { ChunkDecoder, DecodeOptions, FastDecoded } from "./decode-types.js";
 
+// A scrape pool's summary takes several KB of heap: 100k pools of one target each ran a 320 MiB thread
+// out of memory. Counted as this many targets against the budget.
+const POOL_WEIGHT = 32;
+
 /**
  * A targets answer from bytes to rendered lines as it streams: each target goes from the reader to the
  * summary as it is read, so the answer never exists whole, as bytes or as objects. `finish` gives
@@ -25,7 +29,8 @@ export class TargetsDecoder implements ChunkDecoder {
     this.summariser = summariser;
     this.kept = kept;
     this.reader = new TargetsAnswerReader(labelNamesRead(options.targetLabels), (target) => {
-      if (++this.targets > maxTargets) {
+      // A pool's summary (counts by health and reason, then its samples) weighs as much as many targets.
+      if (++this.targets + POOL_WEIGHT * summariser.poolCount > maxTargets) {
         this.tooMany = true;
         throw new Error("too many targets"); // stops the reader: the rest is not read
       }
@@ -38,7 +43,7 @@ export class TargetsDecoder implements ChunkDecoder {
     if (!this.tooMany) return undefined;
     return {
       reason: "too_large" as const,
-      message: `answer lists more than ${this.options.maxTargets} active targets, the most a decoder keeps with its --decoder.memory-limit`,
+      message: `answer lists more than ${this.options.maxTargets} active targets (a scrape pool counting as ${POOL_WEIGHT}), the most a decoder keeps with its --decoder.memory-limit`,
     };
   }
 

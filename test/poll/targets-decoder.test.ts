@@ -24,12 +24,27 @@ describe("TargetsDecoder: the targets budget", () => {
     expect(decoder.finish()).toBeUndefined();
     expect(decoder.refusal()).toEqual({
       reason: "too_large",
-      message: "answer lists more than 50 active targets, the most a decoder keeps with its --decoder.memory-limit",
+      message:
+        "answer lists more than 50 active targets (a scrape pool counting as 32), the most a decoder keeps with its --decoder.memory-limit",
     });
   });
 
-  it("serves an answer within the budget", () => {
+  it("counts a scrape pool as many targets: an answer of many pools is refused sooner", () => {
+    const targets = Array.from({ length: 40 }, (_, i) => ({ labels: { instance: `i${i}` }, scrapePool: `pool-${i}` }));
+    const answer = Buffer.from(JSON.stringify({ status: "success", data: { activeTargets: targets } }));
     const decoder = new TargetsDecoder({ ...options, maxTargets: 200 });
+    decoder.write(answer);
+    expect(decoder.finish()).toBeUndefined();
+    expect(decoder.refusal()?.reason).toBe("too_large");
+    // The same 40 targets in one pool fit.
+    const onePool = Buffer.from(answer.toString().replace(/pool-\d+/g, "p"));
+    const fits = new TargetsDecoder({ ...options, maxTargets: 200 });
+    fits.write(onePool);
+    expect(fits.finish()?.series).toBeGreaterThan(40);
+  });
+
+  it("serves an answer within the budget", () => {
+    const decoder = new TargetsDecoder({ ...options, maxTargets: 200 + 8 * 32 }); // 200 targets in 8 pools
     expect(decoder.write(Buffer.from(targetsAnswer(200)))).toBe(true);
     expect(decoder.finish()?.series).toBeGreaterThan(200);
     expect(decoder.refusal()).toBeUndefined();
