@@ -6,20 +6,14 @@ import type { DecodeJob } from "../../src/poll/decode.js";
 import { decodeAnswer, outputChunkSize } from "../../src/poll/decode.js";
 import { DecodePool } from "../../src/poll/decode-pool.js";
 import { parseHeapCost } from "../../src/poll/parse-cost.js";
+import { decodeOptions } from "../helpers/decode-options.js";
 import { familyTexts } from "../helpers/families.js";
 
 const job = (body: Uint8Array, encoding?: string): DecodeJob => ({
   endpoint: "targets",
   body,
   encoding,
-  options: {
-    replicaFacts: false,
-    perTarget: true,
-    targetLabels: [],
-    limit: undefined,
-    labelPrefix: 'source="p"',
-    maxBytes: 256 * 2 ** 20,
-  },
+  options: decodeOptions(),
 });
 
 describe("DecodePool", () => {

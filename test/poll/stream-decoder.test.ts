@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { targetsAnswer } from "../../scripts/bench/generate.js";
-import type { DecodeOptions } from "../../src/poll/decode.js";
 import { StreamDecoder } from "../../src/poll/stream-decoder.js";
 import { waitFor } from "../harness/processes.js";
+import { decodeOptions } from "../helpers/decode-options.js";
 
-const options: DecodeOptions = {
-  replicaFacts: false,
-  perTarget: true,
-  targetLabels: [],
-  limit: undefined,
-  labelPrefix: 'source="p"',
-  maxBytes: 256 * 2 ** 20,
-};
+const options = decodeOptions();
 
 async function decodeOn(decoder: StreamDecoder, text: Buffer) {
   const stream = decoder.openStream("targets", options);

@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { targetsAnswer } from "../../scripts/bench/generate.js";
-import type { DecodeOptions } from "../../src/poll/decode.js";
 import { DecodePool } from "../../src/poll/decode-pool.js";
 import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
+import { decodeOptions } from "../helpers/decode-options.js";
 
-const options: DecodeOptions = {
-  replicaFacts: false,
-  perTarget: true,
-  targetLabels: [],
-  limit: undefined,
-  labelPrefix: 'source="p"',
-  maxBytes: 2 ** 28,
-};
+const options = decodeOptions();
 
 describe("TargetsDecoder: the targets budget", () => {
   it("refuses an answer listing more targets than it may keep, and stops reading there", () => {

@@ -124,12 +124,7 @@ describe("targets scanner: recorded answers", () => {
         if (bytes[at] === byte) continue;
         const changed = Buffer.from(bytes);
         changed[at] = byte;
-        let valid = true;
-        try {
-          JSON.parse(changed.toString("utf8"));
-        } catch {
-          valid = false;
-        }
+        const valid = parsesAsJson(changed);
         const scanned = scanTargetsAnswer(changed, ["job", "instance"]);
         if (!valid) {
           refused++;
@@ -384,12 +379,7 @@ describe("targets scanner: random answers", () => {
       fc.property(answer, spaces, fc.nat(), fc.integer({ min: 0, max: 255 }), (json, ws, at, byte) => {
         const whole = write(json, ws);
         for (const bytes of [whole.subarray(0, at % whole.length), withByte(whole, at % whole.length, byte)]) {
-          let valid = true;
-          try {
-            JSON.parse(bytes.toString("utf8"));
-          } catch {
-            valid = false;
-          }
+          const valid = parsesAsJson(bytes);
           if (!valid) expect(scanTargetsAnswer(bytes, ["job", "instance"])).toBeUndefined();
           expectSameOutput(bytes, OPTION_SETS[2] as DecodeOptions);
         }
@@ -398,6 +388,16 @@ describe("targets scanner: random answers", () => {
     );
   });
 });
+
+/** Whether JSON.parse takes the bytes (as the reference path reads them). */
+function parsesAsJson(bytes: Buffer): boolean {
+  try {
+    JSON.parse(bytes.toString("utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function withByte(bytes: Buffer, at: number, byte: number): Buffer {
   const copy = Buffer.from(bytes);
@@ -513,12 +513,7 @@ describe("targets scanner: streamed in chunks", () => {
         (json, ws, at, byte, cuts) => {
           const whole = write(json, ws);
           for (const bytes of [whole.subarray(0, at % whole.length), withByte(whole, at % whole.length, byte)]) {
-            let valid = true;
-            try {
-              JSON.parse(bytes.toString("utf8"));
-            } catch {
-              valid = false;
-            }
+            const valid = parsesAsJson(bytes);
             if (!valid) expect(readInChunks(bytes, cuts)).toBeUndefined();
           }
         },
