@@ -9,7 +9,7 @@ import type { DecodeJob, DecodeOptions, DecodeResult, ParseBudget } from "./deco
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
-import { mib, startDecoderThread } from "./worker-thread.js";
+import { idleExitMs, mib, startDecoderThread, WARM_HEAP_LIMIT } from "./worker-thread.js";
 
 // Tiny answers (an Alertmanager status) are decoded inline: a worker round trip costs more. The limit
 // is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
@@ -29,15 +29,6 @@ const DECODER_HEAP = 16 * 2 ** 20;
 // numbers, its key; 65 MB for 500k, Node 24); twice that leaves the collector room. A 320 MiB decoder
 // thus keeps 1.2M targets; an answer with more is refused, not left to run the thread out of memory.
 const HEAP_PER_TARGET = 280;
-
-// A worker's heap grows to hold a large answer while it is decoded and is not given back to the OS
-// afterwards; an idle worker whose heap grew past WARM_HEAP_LIMIT is therefore ended, which frees its
-// whole heap: the restart (~150 ms of CPU: an isolate, the modules, cold code) is cheap next to
-// keeping hundreds of MB. A worker that stayed small (answers of up to ~10k targets) is kept for the
-// next poll, where the restart would be most of the poll's cost.
-const IDLE_EXIT_MS = 1000;
-const WARM_IDLE_EXIT_MS = 10 * 60_000;
-const WARM_HEAP_LIMIT = 64 * 2 ** 20;
 
 /**
  * The job as it can be decoded on the main thread, or undefined if it must go to a worker. Decided by
@@ -101,7 +92,7 @@ export class DecodePool {
   /** Answers streamed to this pool's streaming thread so far. */
   streamed = 0;
   private readonly warmHeapLimitBytes: number;
-  private readonly streams = new StreamDecoder(() => this.memoryLimitBytes);
+  private readonly streams: StreamDecoder;
   /** Bytes of answers read whole that may wait in memory for a decoder at once: the decoders' heap. */
   readonly waitingBytes = new ByteBudget(() => this.memoryLimitBytes);
 
@@ -109,6 +100,7 @@ export class DecodePool {
     this.size = size ?? Math.max(1, Math.min(2, availableParallelism()));
     this.memoryLimitBytes = memoryLimitBytes ?? DEFAULT_DECODER_MEMORY_LIMIT;
     this.warmHeapLimitBytes = warmHeapLimitBytes ?? WARM_HEAP_LIMIT;
+    this.streams = new StreamDecoder(() => this.memoryLimitBytes, this.warmHeapLimitBytes);
   }
 
   /**
@@ -190,7 +182,7 @@ export class DecodePool {
 
   /** An idle worker ends after a while: soon if its heap grew large, else after minutes. */
   private idleAfter(slot: Slot, heapBytes: number): void {
-    const idleExit = heapBytes < this.warmHeapLimitBytes ? WARM_IDLE_EXIT_MS : IDLE_EXIT_MS;
+    const idleExit = idleExitMs(heapBytes, this.warmHeapLimitBytes);
     clearTimeout(slot.idleTimer);
     slot.idleTimer = setTimeout(() => {
       if (slot.task) return;

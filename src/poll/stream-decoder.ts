@@ -3,7 +3,7 @@ import type { Endpoint } from "../config/types.js";
 import type { DecodeOptions, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ownMemory, transferList } from "./transferable.js";
-import { mib, startDecoderThread } from "./worker-thread.js";
+import { idleExitMs, mib, startDecoderThread, WARM_HEAP_LIMIT } from "./worker-thread.js";
 
 /** How a streamed answer ended: decoded, or left to the reference path. */
 export type StreamEnd = { gaveUp: false; result: PackedResult } | { gaveUp: true };
@@ -25,14 +25,7 @@ export interface DecodeStream {
 // the network does not make the main thread queue the answer in memory.
 const HIGH_WATER_BYTES = 4 * 2 ** 20;
 // A streaming thread keeps only what one poll's answers need (the summary, not the answer), so it is
-// kept warm between polls rather than started afresh each time (~150 ms of CPU per start)...
-const IDLE_EXIT_MS = 10 * 60_000;
-// ...unless its heap grew past WARM_HEAP_LIMIT reading them (as the pool ends a large worker of whole
-// answers): V8 does not give an idle thread's heap back (~160 MiB after a 100k-target answer), and the
-// lines it rendered, handed over packed (exposition/pack.ts), are garbage there until its next
-// collection (~70 MB). Ending it frees both; the next poll pays the start, small next to its answer.
-const WARM_HEAP_LIMIT = 64 * 2 ** 20;
-const LARGE_IDLE_EXIT_MS = 1000;
+// kept warm between polls, unless reading them grew its heap large (worker-thread.ts, idleExitMs).
 
 interface Open {
   /** Bytes sent and not yet acknowledged. */
@@ -184,7 +177,7 @@ export class StreamDecoder {
   private idle(): void {
     if (this.open.size > 0 || !this.worker) return;
     const worker = this.worker;
-    const exitMs = this.heapBytes < this.warmHeapLimitBytes ? IDLE_EXIT_MS : LARGE_IDLE_EXIT_MS;
+    const exitMs = idleExitMs(this.heapBytes, this.warmHeapLimitBytes);
     worker.unref();
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {

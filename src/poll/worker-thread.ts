@@ -16,3 +16,16 @@ export function startDecoderThread(memoryLimitBytes: number): Worker {
 }
 
 export const mib = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10}MiB`;
+
+// A decoder thread's heap grows to hold a large answer while it is read and is not given back to the
+// system afterwards, and what it rendered is garbage there until its next collection. An idle thread
+// whose heap grew past WARM_HEAP_LIMIT is therefore ended, which frees all of it: the restart (~150 ms
+// of CPU: an isolate, the modules, cold code) is cheap next to keeping hundreds of MB. A thread that
+// stayed small (answers up to ~10k targets) is kept for the next poll, where a restart would be most
+// of the poll's cost.
+export const WARM_HEAP_LIMIT = 64 * 2 ** 20;
+
+/** How long an idle decoder thread is kept, from the heap its last answer left. */
+export function idleExitMs(heapBytes: number, warmHeapLimitBytes: number): number {
+  return heapBytes < warmHeapLimitBytes ? 10 * 60_000 : 1000;
+}
