@@ -134,7 +134,10 @@ export class StreamDecoder {
     worker.unref();
     worker.on("message", (reply: DecoderReply) => this.receive(reply));
     const fail = (result: DecodeResult) => {
-      if (this.worker === worker) this.worker = undefined;
+      // A thread ended for being idle had no answers open, and its exit may come after a new thread
+      // took answers: those are not its to fail.
+      if (this.worker !== worker) return;
+      this.worker = undefined;
       for (const [id, state] of this.open) {
         this.open.delete(id);
         state.failure = result;
