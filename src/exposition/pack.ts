@@ -72,7 +72,11 @@ export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES): 
   return { members, sizes, length: lines.length, hash: hash.digest("hex") };
 }
 
-/** Every family of at least `minBytes` packed, the others as they are. */
-export function packFamilies(families: RenderedFamilies, minBytes = PACK_MIN_BYTES): Families {
-  return families.map(([name, lines]) => [name, lines.byteLength >= minBytes ? packLines(lines) : lines]);
+/** A family's lines packed if they are at least `minBytes`, else as they are. */
+export const packLarge = (lines: FamilyLines, minBytes = PACK_MIN_BYTES): FamilyLines =>
+  isPacked(lines) || lines.byteLength < minBytes ? lines : packLines(lines);
+
+/** Every family of at least `minBytes` packed, the others (and those packed already) as they are. */
+export function packFamilies(families: RenderedFamilies | Families, minBytes = PACK_MIN_BYTES): Families {
+  return families.map(([name, lines]) => [name, packLarge(lines, minBytes)]);
 }

@@ -16,6 +16,18 @@ type Writable = Buffer & {
 
 /** The rendered families of a targets summary, and how many samples they hold. */
 export function renderTargets(summary: TargetsSummary, prefix: string): { families: RenderedFamilies; series: number } {
+  return renderTargetsKept(summary, prefix, (lines) => lines);
+}
+
+/**
+ * As renderTargets, each family handed to `keep` as soon as it is written, and what it keeps in its
+ * place: a family packed there leaves the rest of the rendering no more plain lines than one family's.
+ */
+export function renderTargetsKept<L>(
+  summary: TargetsSummary,
+  prefix: string,
+  keep: (lines: Uint8Array) => L,
+): { families: [name: string, lines: L][]; series: number } {
   const { series, order } = summary;
   const pairsBytes = new Int32Array(series.size);
   for (let i = 0; i < series.size; i++) {
@@ -27,16 +39,16 @@ export function renderTargets(summary: TargetsSummary, prefix: string): { famili
   const written = PER_TARGET_FAMILIES.map((_, v) => v)
     .filter((v) => (first[v] as number) >= 0)
     .sort((a, b) => (first[a] as number) - (first[b] as number) || a - b);
-  const families: RenderedFamilies = [];
+  const families: [string, L][] = [];
   let samples = 0;
   for (const v of written) {
     const name = PER_TARGET_FAMILIES[v] as string;
     const lines = familyLines(series, order, pairsBytes, v, `${name}{${prefix}${prefix ? "," : ""}`);
     samples += lines.samples;
-    families.push([name, lines.bytes]);
+    families.push([name, keep(lines.bytes)]);
   }
-  const pools = renderSampleSet(summary.pools, prefix);
-  return { families: [...families, ...pools], series: samples + summary.pools.size };
+  for (const [name, lines] of renderSampleSet(summary.pools, prefix)) families.push([name, keep(lines)]);
+  return { families, series: samples + summary.pools.size };
 }
 
 /**

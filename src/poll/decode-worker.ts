@@ -1,6 +1,6 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
-import { type Families, isPacked, packFamilies } from "../exposition/pack.js";
+import { type Families, isPacked, packFamilies, packLarge } from "../exposition/pack.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
@@ -32,7 +32,7 @@ const failed = (error: unknown): DecodeResult => ({
  * plain lines never exist there, and every buffer in memory of its own (small ones from Node's shared
  * pool, a short member among them, are copied first).
  */
-function handOver(result: DecodeResult): PackedResult {
+function handOver(result: DecodeResult | PackedResult): PackedResult {
   if (!result.ok) return result;
   const families: Families = packFamilies(result.families).map(([name, lines]) => [
     name,
@@ -42,7 +42,7 @@ function handOver(result: DecodeResult): PackedResult {
 }
 
 /** Sends a result, its buffers moved. */
-function reply(to: { kind: "result" } | { kind: "streamed"; id: number }, decoded: DecodeResult): void {
+function reply(to: { kind: "result" } | { kind: "streamed"; id: number }, decoded: DecodeResult | PackedResult): void {
   let result: PackedResult;
   try {
     result = handOver(decoded);
@@ -63,11 +63,11 @@ const heapBytes = () => getHeapStatistics().total_heap_size;
 /** Answers being streamed to this thread, by id. */
 const streams = new Map<number, ChunkDecoder>();
 
-function finishStream(id: number): DecodeResult | undefined {
+function finishStream(id: number): PackedResult | undefined {
   const decoder = streams.get(id);
   streams.delete(id);
   try {
-    const done = decoder?.finish();
+    const done = decoder?.finishPacked((lines) => packLarge(lines));
     const refused = decoder?.refusal();
     if (refused) return { ok: false, ...refused };
     return done && { ok: true, ...done };

@@ -1,9 +1,10 @@
 import { prometheusFacts } from "../convert/replica-facts.js";
 import { TargetSummariser } from "../convert/targets.js";
-import { renderTargets } from "../exposition/target-lines.js";
+import type { FamilyLines } from "../exposition/pack.js";
+import { renderTargetsKept } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
-import type { ChunkDecoder, DecodeOptions, FastDecoded } from "./decode-types.js";
+import type { ChunkDecoder, DecodeOptions, FastDecoded, PackedFastDecoded } from "./decode-types.js";
 
 // A scrape pool's summary takes several KB of heap: 100k pools of one target each ran a 320 MiB thread
 // out of memory. Counted as this many targets against the budget.
@@ -53,10 +54,19 @@ export class TargetsDecoder implements ChunkDecoder {
   }
 
   finish(): FastDecoded | undefined {
+    return this.finishKept((lines) => lines);
+  }
+
+  finishPacked(pack: (lines: FamilyLines) => FamilyLines): PackedFastDecoded | undefined {
+    return this.finishKept(pack);
+  }
+
+  private finishKept<L>(keep: (lines: Uint8Array) => L) {
     if (this.tooMany) return undefined;
     const scanned = this.reader.end();
     if (scanned === undefined) return undefined;
-    const { families, series } = renderTargets(this.summariser.finish(scanned.data), this.options.labelPrefix);
+    const summary = this.summariser.finish(scanned.data);
+    const { families, series } = renderTargetsKept(summary, this.options.labelPrefix, keep);
     if (this.kept === undefined) return { families, series };
     const payload = { ...scanned, data: { ...scanned.data, activeTargets: this.kept } };
     return { families, series, facts: prometheusFacts(payload, this.options.targetLabels) };

@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { TargetSummariser } from "../../src/convert/targets.js";
+import { renderTargets, renderTargetsKept } from "../../src/exposition/target-lines.js";
+import type { ActiveTarget } from "../../src/upstream/payloads.js";
+
+function summary(count: number) {
+  const summariser = new TargetSummariser({ perTarget: true, extraLabels: [] });
+  for (let i = 0; i < count; i++) {
+    const target: ActiveTarget = {
+      labels: { job: `job-${i % 3}`, instance: `host-${i}:9100` },
+      scrapePool: `job-${i % 3}`,
+      health: i % 7 === 0 ? "down" : "up",
+      lastError: i % 7 === 0 ? "connection refused" : "",
+      lastScrape: "2026-11-21T04:59:43.422194916Z",
+      lastScrapeDuration: i / 1000,
+      scrapeInterval: "30s",
+      scrapeTimeout: "10s",
+    };
+    summariser.add(target);
+  }
+  return summariser.finish({ droppedTargets: [], droppedTargetCounts: undefined });
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("renderTargetsKept", () => {
+  it("hands each family to keep as soon as it is written, before the next one is rendered", () => {
+    const plain = renderTargets(summary(500), 'source="p"');
+    const events: string[] = [];
+    const allocUnsafe = Buffer.allocUnsafe.bind(Buffer);
+    vi.spyOn(Buffer, "allocUnsafe").mockImplementation((size: number) => {
+      events.push("render");
+      return allocUnsafe(size);
+    });
+    const kept = renderTargetsKept(summary(500), 'source="p"', (lines) => {
+      events.push("keep");
+      return { token: Buffer.from(lines).toString("latin1") };
+    });
+    vi.restoreAllMocks();
+
+    // The five per-target families: each one's buffer is kept before the next one's is allocated, so a
+    // decoder thread that packs in `keep` holds one family's plain lines at a time.
+    expect(events.slice(0, 10)).toEqual(Array.from({ length: 5 }, () => ["render", "keep"]).flat());
+    // Same families, same order, same bytes as the plain rendering; what keep returned in their place.
+    expect(kept.series).toBe(plain.series);
+    expect(kept.families.map(([name, l]) => [name, l.token])).toEqual(
+      plain.families.map(([name, lines]) => [name, Buffer.from(lines).toString("latin1")]),
+    );
+  });
+});
