@@ -1,3 +1,5 @@
+import { labelPairs } from "../exposition/label-pairs.js";
+
 export type Labels = Record<string, string>;
 
 export interface Sample {
@@ -5,16 +7,32 @@ export interface Sample {
   value: number;
 }
 
-/** The samples one upstream answer turns into, grouped by metric name. */
+/**
+ * The samples one upstream answer turns into, grouped by metric name. Never two with one name and label
+ * set, whatever the answer lists: the first is kept, the others are counted in `duplicates` (an answer
+ * naming one metric or peer twice; Prometheus would keep one of the lines without a word).
+ */
 export class SampleSet {
   readonly families = new Map<string, Sample[]>();
+  private readonly keys = new Map<string, Set<string>>();
+  /** Samples left out for repeating a series already added. */
+  duplicates = 0;
 
-  add(name: string, labels: Labels, value: number): this {
+  /** `key`: the labels as labelPairs renders them, when the caller has it already. */
+  add(name: string, labels: Labels, value: number, key = labelPairs(labels)): this {
     let list = this.families.get(name);
-    if (!list) {
+    let keys = this.keys.get(name);
+    if (!list || !keys) {
       list = [];
+      keys = new Set();
       this.families.set(name, list);
+      this.keys.set(name, keys);
     }
+    if (keys.has(key)) {
+      this.duplicates++;
+      return this;
+    }
+    keys.add(key);
     list.push({ labels, value });
     return this;
   }

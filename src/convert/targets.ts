@@ -1,6 +1,6 @@
 import { parseDuration } from "../config/duration.js";
 // The text format's escaping makes the rendered pairs an unambiguous key (values are quoted and escaped).
-import { labelPairs } from "../exposition/label-pairs.js";
+import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
 import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { TARGETS } from "./families.js";
 import type { Labels } from "./samples.js";
@@ -60,9 +60,10 @@ export function convertTargets(payload: TargetsResponse, options: TargetsOptions
   const out = new SampleSet();
   for (const i of order) {
     const labels = series.labels?.[i] as Labels;
+    const key = series.pairs[i] as string; // labelPairs(labels), rendered once
     for (let v = 0; v < PER_TARGET_FAMILIES.length; v++) {
       const value = series.value(v, i);
-      if (!Number.isNaN(value)) out.add(PER_TARGET_FAMILIES[v] as string, labels, value);
+      if (!Number.isNaN(value)) out.add(PER_TARGET_FAMILIES[v] as string, labels, value, key);
     }
   }
   for (const [name, samples] of pools.families) for (const { labels, value } of samples) out.add(name, labels, value);
@@ -94,8 +95,10 @@ export class TargetSummariser {
   }
 
   add(target: ActiveTarget): void {
-    const pool = poolSummary(this.pools, target.scrapePool);
-    pool.byHealth.set(target.health, (pool.byHealth.get(target.health) ?? 0) + 1);
+    // Keyed as written: "\ud800" and "\ufffd" are one pool in the exposition, so one here.
+    const pool = poolSummary(this.pools, wellFormed(target.scrapePool));
+    const health = wellFormed(target.health);
+    pool.byHealth.set(health, (pool.byHealth.get(health) ?? 0) + 1);
     if (target.health === "down") {
       const reason = classifyScrapeError(target.lastError);
       pool.downBy.set(reason, (pool.downBy.get(reason) ?? 0) + 1);
@@ -181,15 +184,11 @@ function durationSeconds(text: string | undefined): number | undefined {
 function droppedPerPool(dropped: DroppedTargets, activePools: Iterable<string>): Map<string, number> {
   const counts = new Map<string, number>();
   for (const pool of activePools) counts.set(pool, 0);
+  // Pools named alike once written (a lone surrogate and U+FFFD) are one pool: their counts add up.
+  const add = (pool: string, n: number) => counts.set(wellFormed(pool), (counts.get(wellFormed(pool)) ?? 0) + n);
   const { droppedTargetCounts, droppedTargets } = dropped;
-  if (droppedTargetCounts) {
-    for (const [pool, n] of Object.entries(droppedTargetCounts)) counts.set(pool, n);
-    return counts;
-  }
-  for (const target of droppedTargets) {
-    const pool = droppedTargetPool(target);
-    counts.set(pool, (counts.get(pool) ?? 0) + 1);
-  }
+  if (droppedTargetCounts) for (const [pool, n] of Object.entries(droppedTargetCounts)) add(pool, n);
+  else for (const target of droppedTargets) add(droppedTargetPool(target), 1);
   return counts;
 }
 
