@@ -32,6 +32,12 @@ export const POLL = {
     ["endpoint"],
     "counter",
   ),
+  duplicates: family(
+    "promstatus_answer_duplicates_total",
+    "Entries of the endpoint's answers left out because an earlier entry gave a series with the same name and labels (the first is kept; targets sharing their labels are merged instead, see promstatus_target_collisions).",
+    ["endpoint"],
+    "counter",
+  ),
 } as const;
 
 export const TSDB = {

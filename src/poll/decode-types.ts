@@ -73,7 +73,14 @@ export interface DecodeJob {
 }
 
 export type DecodeResult = (
-  | { ok: true; families: RenderedFamilies; series: number; facts?: ReplicaFacts }
+  | {
+      ok: true;
+      families: RenderedFamilies;
+      series: number;
+      facts?: ReplicaFacts;
+      /** Entries of the answer left out for repeating a series (convert/samples.ts); absent for none. */
+      duplicates?: number;
+    }
   | { ok: false; reason: FailureReason; message: string }
 ) & {
   /** The endpoint's fast reader left this answer to the reference path (about twice the CPU). */

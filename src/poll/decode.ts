@@ -88,7 +88,14 @@ function referencePath(text: string, spec: ReferenceSpec, options: DecodeOptions
     const samples = spec.convert(parsed.data, options);
     const facts = options.replicaFacts ? spec.facts?.(parsed.data, options) : undefined;
     const families = renderSampleSet(samples, options.labelPrefix);
-    return { ok: true, families, series: samples.size, ...(facts ? { facts } : {}) };
+    const { duplicates } = samples;
+    return {
+      ok: true,
+      families,
+      series: samples.size,
+      ...(facts ? { facts } : {}),
+      ...(duplicates ? { duplicates } : {}),
+    };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
     return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);

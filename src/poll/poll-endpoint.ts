@@ -25,6 +25,8 @@ export type PollOutcome =
       facts?: ReplicaFacts;
       /** The answer went to the reference path, which the endpoint's streaming reader left it to. */
       fallback?: boolean;
+      /** Entries of the answer left out for repeating a series. */
+      duplicates?: number;
     }
   | { ok: false; error: PollError; durationSeconds: number; finishedAt: number; fallback?: boolean };
 
@@ -96,7 +98,7 @@ export async function pollEndpoint(
       [result, received] = await whole(true);
     }
     if (!result.ok) throw new PollError(result.reason, result.message);
-    const { families, series, facts } = result;
+    const { families, series, facts, duplicates } = result;
     const { statusCode, bytes, encoding } = received;
     return {
       ok: true,
@@ -104,6 +106,7 @@ export async function pollEndpoint(
       series,
       received: { statusCode, bytes, encoding },
       ...(facts ? { facts } : {}),
+      ...(duplicates ? { duplicates } : {}),
       fallback,
       ...finish(),
     };

@@ -31,6 +31,7 @@ export function assembleExposition(sources: Iterable<SourceState>, groups: Itera
       for (const [reason, n] of state.failures) {
         poll.get(POLL.failures.name)?.push({ labels: { endpoint, reason }, value: n });
       }
+      poll.get(POLL.duplicates.name)?.push({ labels: { endpoint }, value: state.duplicates });
       if (ENDPOINTS[endpoint].stream) {
         poll.get(POLL.fallbacks.name)?.push({ labels: { endpoint }, value: state.fallbacks });
       }

@@ -18,6 +18,8 @@ export interface EndpointState {
   failures: Map<FailureReason, number>;
   /** Polls so far whose answer the endpoint's fast reader left to the reference path. */
   fallbacks: number;
+  /** Entries of the answers so far left out for repeating a series (the first is kept). */
+  duplicates: number;
   /**
    * Rendered series of the last poll if it succeeded (large families as gzip members, pack.ts); a
    * failed poll clears them so nothing stale is served.
@@ -52,6 +54,7 @@ function keepUnchanged(previous: Families | undefined, next: Families): Families
 export function applyOutcome(previous: EndpointState | undefined, outcome: PollOutcome): EndpointState {
   const failures = previous?.failures ?? new Map(FAILURE_REASONS.map((r) => [r, 0]));
   const fallbacks = (previous?.fallbacks ?? 0) + (outcome.fallback ? 1 : 0);
+  const duplicates = (previous?.duplicates ?? 0) + ((outcome.ok && outcome.duplicates) || 0);
   if (outcome.ok) {
     return {
       up: 1,
@@ -62,6 +65,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       lastError: undefined,
       failures,
       fallbacks,
+      duplicates,
       families: keepUnchanged(previous?.families, outcome.families),
       facts: outcome.facts,
     };
@@ -78,6 +82,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     lastError: { reason, message: outcome.error.message },
     failures: next,
     fallbacks,
+    duplicates,
     families: undefined,
     facts: undefined,
   };

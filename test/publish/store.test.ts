@@ -130,6 +130,19 @@ describe("SourceStore", () => {
     expect(promtoolCheckMetrics(text).status).toBe(0);
   });
 
+  it("counts the entries left out of answers for repeating a series, for every endpoint from zero", async () => {
+    const store = twoSources();
+    store.record(A, "tsdb", { ...ok(head(1)), duplicates: 3 });
+    store.record(A, "tsdb", failed("invalid_json"));
+    store.record(A, "tsdb", { ...ok(head(1)), duplicates: 2 });
+    store.record(A, "targets", ok(targets("x:1")));
+    const text = textOf(store);
+    expect(valueIn(text, "promstatus_answer_duplicates_total", { source: "a", endpoint: "tsdb" })).toBe(5);
+    expect(valueIn(text, "promstatus_answer_duplicates_total", { source: "a", endpoint: "targets" })).toBe(0);
+    expect(text).toContain("# TYPE promstatus_answer_duplicates_total counter");
+    expect(promtoolCheckMetrics(text).status).toBe(0);
+  });
+
   it("serves nothing for a source before its first poll", async () => {
     const text = textOf(twoSources());
     expect(samplesOf(text, "promstatus_up")).toEqual([]);
