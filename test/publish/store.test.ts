@@ -132,9 +132,10 @@ describe("SourceStore", () => {
 
   it("counts the entries left out of answers for repeating a series, for every endpoint from zero", async () => {
     const store = twoSources();
-    store.record(A, "tsdb", { ...ok(head(1)), duplicates: 3 });
+    const repeating = (duplicates: number) => ({ ...(ok(head(1)) as PollOutcome & { ok: true }), duplicates });
+    store.record(A, "tsdb", repeating(3));
     store.record(A, "tsdb", failed("invalid_json"));
-    store.record(A, "tsdb", { ...ok(head(1)), duplicates: 2 });
+    store.record(A, "tsdb", repeating(2));
     store.record(A, "targets", ok(targets("x:1")));
     const text = textOf(store);
     expect(valueIn(text, "promstatus_answer_duplicates_total", { source: "a", endpoint: "tsdb" })).toBe(5);
