@@ -56,6 +56,7 @@ function source(url: string, overrides: Partial<SourceConfig> = {}): SourceConfi
     schedule: "0 0 1 1 *",
     timeoutMs: 120_000,
     maxResponseBytes: 256 * 2 ** 20,
+    seriesLimit: 0,
     tsdb: { enabled: true, limit: Number(values.limit) },
     targets: { enabled: true, perTarget: true, labels: [] },
     http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true, compression: "gzip" },

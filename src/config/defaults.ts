@@ -8,6 +8,14 @@ export const DEFAULTS = {
   // answer (a 500k one is about 380 MB), and still an end to a runaway or a gzip bomb. Answers decoded
   // whole (tsdb, Alertmanager status) are also capped by what the decoder can parse.
   maxResponseSize: "1GiB",
+  // Series per answer of a source: none by default. A source is the operator's own server, and what its
+  // answer may hold is already bounded by max_response_size and the decoder's memory; a 500k-target
+  // Prometheus gives 2.5M series (five per target) and must work with the defaults.
+  seriesLimit: 0,
+  // Series per answer of a probe module: whoever can reach /probe names the target, and one hostile
+  // answer (400k Alertmanager peers) would otherwise serve 400k series. Enough for a 20k-target
+  // Prometheus with per-target series, any size without them, and any tsdb limit (4 x 10000 entries).
+  moduleSeriesLimit: 100_000,
   tsdb: { enabled: true },
   targets: { enabled: true, per_target: true },
 } as const;

@@ -22,6 +22,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
       labels: s.labels ?? {},
       schedule: s.schedule ?? globalSchedule,
       ...pollSettings(s, globals, baseDir),
+      seriesLimit: s.series_limit ?? raw.global?.series_limit ?? DEFAULTS.seriesLimit,
     };
   });
   const modules = new Map<string, ModuleConfig>();
@@ -29,6 +30,8 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
     modules.set(name, {
       name,
       ...pollSettings(m, globals, baseDir),
+      // Not global.series_limit, which is for sources: a module keeps its guard unless it sets its own.
+      seriesLimit: m.series_limit ?? DEFAULTS.moduleSeriesLimit,
       allowedTargets: (m.allowed_targets ?? []).map((p) => new RegExp(`^(?:${p})$`)),
       minIntervalMs: m.min_interval === undefined ? 0 : (parseDuration(m.min_interval) as number),
     });
@@ -37,7 +40,13 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
   const builtIn: RawModule[] = [{ kind: "prometheus" }, { kind: "alertmanager" }];
   for (const m of builtIn) {
     if (!modules.has(m.kind))
-      modules.set(m.kind, { name: m.kind, ...pollSettings(m, globals, baseDir), allowedTargets: [], minIntervalMs: 0 });
+      modules.set(m.kind, {
+        name: m.kind,
+        ...pollSettings(m, globals, baseDir),
+        seriesLimit: DEFAULTS.moduleSeriesLimit,
+        allowedTargets: [],
+        minIntervalMs: 0,
+      });
   }
   return { sources, modules };
 }

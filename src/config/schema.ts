@@ -28,6 +28,12 @@ const size = z.string({ error: typeError("must be a size such as 64MiB") }).supe
   } else if (bytes <= 0) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
 });
 
+// Series one answer may give, as Prometheus's sample_limit: 0 is no limit.
+const seriesLimit = z
+  .number({ error: typeError("must be a number of series (0 for no limit)") })
+  .int({ error: "must be a whole number" })
+  .nonnegative({ error: "must be 0 (no limit) or more" });
+
 const cronExpression = z.string({ error: typeError("must be a cron expression string") }).superRefine((text, ctx) => {
   const result = validateDetailed(text);
   if (!result.valid) {
@@ -108,6 +114,7 @@ const common = {
   schedule: cronExpression.optional(),
   timeout: duration.optional(),
   max_response_size: size.optional(),
+  series_limit: seriesLimit.optional(),
   ...httpClientFields,
 };
 
@@ -161,6 +168,8 @@ const moduleCommon = {
   group: groupName.optional(),
   timeout: duration.optional(),
   max_response_size: size.optional(),
+  // Whoever can reach /probe names the target: a module has a limit unless it says 0.
+  series_limit: seriesLimit.optional(),
   // Probes of one target within this interval are served the last result: however many Prometheus
   // servers probe it, the upstream is polled at most once per interval.
   min_interval: duration.optional(),
@@ -206,6 +215,7 @@ export const configSchema = z
         schedule: cronExpression.optional(),
         timeout: duration.optional(),
         max_response_size: size.optional(),
+        series_limit: seriesLimit.optional(),
       })
       .optional(),
     sources: z

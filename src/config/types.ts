@@ -24,6 +24,8 @@ export interface SourceConfig {
   timeoutMs: number;
   /** Cap on an answer's size, counted after decompression. */
   maxResponseBytes: number;
+  /** The most series one answer may give (sample_limit); past it the poll fails. 0: no limit. */
+  seriesLimit: number;
   tsdb: { enabled: boolean; limit: number | undefined };
   /** `labels`: target labels added to the per-target series (`to` is the name served). */
   targets: { enabled: boolean; perTarget: boolean; labels: { from: string; to: string }[] };
@@ -37,6 +39,7 @@ export interface ModuleConfig {
   group?: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  seriesLimit: number;
   tsdb: SourceConfig["tsdb"];
   targets: SourceConfig["targets"];
   http: HttpClientConfig;

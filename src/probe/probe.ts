@@ -99,6 +99,7 @@ function probeSource(module: ModuleConfig, target: string, timeoutMs: number): S
     schedule: "",
     timeoutMs,
     maxResponseBytes: module.maxResponseBytes,
+    seriesLimit: module.seriesLimit,
     tsdb: module.tsdb,
     targets: module.targets,
     http: module.http,

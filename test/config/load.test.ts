@@ -42,6 +42,7 @@ describe("valid configs", () => {
         schedule: "*/30 * * * * *",
         timeoutMs: 10_000,
         maxResponseBytes: 2 ** 30,
+        seriesLimit: 0,
         tsdb: { enabled: true, limit: undefined },
         targets: { enabled: true, perTarget: true, labels: [] },
         http: {
@@ -104,6 +105,17 @@ describe("valid configs", () => {
     const [a, b] = (await loadConfig(path("valid-size.yml"))).sources;
     expect(a?.maxResponseBytes).toBe(64 * 2 ** 20);
     expect(b?.maxResponseBytes).toBe(1e9);
+  });
+
+  it("reads series_limit: global for sources, none by default; modules their own, 100000 by default", async () => {
+    const minimal = await loadConfig(path("valid-minimal.yml"));
+    expect(minimal.sources[0]?.seriesLimit).toBe(0);
+    expect(minimal.modules.get("prometheus")?.seriesLimit).toBe(100_000);
+    const { sources, modules } = await loadConfig(path("valid-series-limit.yml"));
+    expect(sources.map((s) => s.seriesLimit)).toEqual([3_000_000, 0]);
+    expect(modules.get("big-fleet")?.seriesLimit).toBe(600_000);
+    expect(modules.get("unlimited")?.seriesLimit).toBe(0);
+    expect(modules.get("alertmanager")?.seriesLimit).toBe(100_000);
   });
 
   it("reads http_config keys, resolving files relative to the config file", async () => {

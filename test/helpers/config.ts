@@ -10,6 +10,7 @@ export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfi
     schedule: "*/30 * * * * *",
     timeoutMs: 2000,
     maxResponseBytes: 256 * 2 ** 20,
+    seriesLimit: 0,
     tsdb: { enabled: true, limit: undefined },
     targets: { enabled: true, perTarget: true, labels: [] },
     http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true, compression: "gzip" },
