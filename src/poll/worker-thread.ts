@@ -5,9 +5,18 @@ import { Worker } from "node:worker_threads";
 const RUNNING_TS = import.meta.url.endsWith(".ts");
 const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import.meta.url);
 
+// Reading an answer makes garbage at a high rate (a few objects per target, dead by the next one), and
+// V8 grows the young generation for it up to 3 x 64 MiB on Node 24: 134 MB committed for a 500k-target
+// answer whose live objects are a few MB at any time. 24 MiB (8 MiB semi-spaces) keeps that garbage
+// small at no measured CPU cost (500k targets: RSS after reading 305 -> 180 MB).
+const YOUNG_GENERATION_MIB = 24;
+
 /** A decoder thread whose old-generation heap is capped, so one answer cannot take the process's memory. */
 export function startDecoderThread(memoryLimitBytes: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: Math.max(1, Math.floor(memoryLimitBytes / 2 ** 20)) };
+  const resourceLimits = {
+    maxOldGenerationSizeMb: Math.max(1, Math.floor(memoryLimitBytes / 2 ** 20)),
+    maxYoungGenerationSizeMb: YOUNG_GENERATION_MIB,
+  };
   if (!RUNNING_TS) return new Worker(WORKER_URL, { resourceLimits });
   const api = JSON.stringify(import.meta.resolve("tsx/esm/api"));
   const entry = JSON.stringify(WORKER_URL.href);
