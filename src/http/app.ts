@@ -37,6 +37,12 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
+  // Probe accounts and /logs carry words a probe's target chose: no browser may sniff them into HTML.
+  // Set first, so refusals (403, 401, 429) and errors carry it too.
+  app.use((_req, res, next) => {
+    res.set("X-Content-Type-Options", "nosniff");
+    next();
+  });
   app.use(clientCertCheck(() => deps.webConfig().tls?.clientAuthType));
   // Health and readiness say nothing worth protecting, and Kubernetes probes carry no credentials:
   // they answer without basic auth (unlike exporter-toolkit, which guards every path). TLS still applies.

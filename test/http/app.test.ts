@@ -4,7 +4,7 @@ import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
-import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
+import { NO_WEB_CONFIG, type WebConfig } from "../../src/http/web-config.js";
 import type { ProbeResponse } from "../../src/probe/prober.js";
 import { ProcessMetrics } from "../../src/publish/process-metrics.js";
 import type { Exposition } from "../../src/publish/store.js";
@@ -21,6 +21,8 @@ async function serve(
     reload?: () => Promise<string | undefined>;
     lifecycle?: boolean;
     probe?: () => Promise<ProbeResponse>;
+    account?: (id: number) => string | undefined;
+    webConfig?: () => WebConfig;
   } = {},
 ) {
   const app = createApp({
@@ -61,9 +63,9 @@ async function serve(
         },
       ],
     }),
-    webConfig: () => NO_WEB_CONFIG,
+    webConfig: overrides.webConfig ?? (() => NO_WEB_CONFIG),
     probe: overrides.probe ?? (async () => ({ status: 400, type: "text", body: "no probes here\n" })),
-    probeAccount: () => undefined,
+    probeAccount: overrides.account ?? (() => undefined),
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -202,5 +204,36 @@ describe("HTTP app", () => {
   it("answers 404 elsewhere", async () => {
     const base = await serve();
     expect((await fetch(`${base}/nothing`)).status).toBe(404);
+  });
+
+  // A browser must not take a probe's debug text or a /logs account (target-controlled words) for HTML.
+  it("says nosniff on every answer: metrics, probes, logs, health, landing page, errors, refusals", async () => {
+    const account = "Probe of http://x <script>alert(1)</script>\n";
+    const base = await serve({
+      account: (id) => (id === 1 ? account : undefined),
+      probe: async () => ({ status: 200, type: "text", body: "<html><script>alert(1)</script>\n" }),
+    });
+    const paths = [
+      "/custom-metrics",
+      "/probe?target=http://x:9090&module=prometheus&debug=true",
+      "/logs?id=1",
+      "/logs?id=2",
+      "/-/healthy",
+      "/-/ready",
+      "/",
+      "/-/reload",
+      "/nothing",
+    ];
+    for (const path of paths) {
+      const res = await fetch(`${base}${path}`);
+      await res.arrayBuffer();
+      expect([path, res.headers.get("x-content-type-options")]).toEqual([path, "nosniff"]);
+    }
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    const users = new Map([["prometheus", "$2y$04$abcdefghijklmnopqrstuuJ8C8JlZ4b1sBqU3e.Wc6t1yO0ZP5p6i"]]);
+    const guarded = await serve({ webConfig: () => ({ tls: undefined, users }) });
+    const refused = await fetch(`${guarded}/logs?id=1`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("x-content-type-options")).toBe("nosniff");
   });
 });
