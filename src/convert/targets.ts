@@ -86,6 +86,15 @@ export class TargetSummariser {
     return this.pools.size;
   }
 
+  /**
+   * The fewest series the answer gives, from what was met so far: each distinct target series has an
+   * up, and each pool a count per health and per down reason, its dropped count and its collisions.
+   */
+  get seriesAtLeast(): number {
+    const perPool = TARGET_HEALTHS.length + DOWN_REASONS.length + 1 + (this.options.perTarget ? 1 : 0);
+    return this.series.size + this.pools.size * perPool;
+  }
+
   /** `keepLabels`: each series' labels as an object too, for a converter that adds samples by them. */
   constructor(
     private readonly options: TargetsOptions,

@@ -19,6 +19,8 @@ export interface ConvertOptions {
   targetLabels: readonly TargetLabel[];
   /** The most active targets a streamed answer may list: set by the decoder pool from its threads' heap. */
   maxTargets?: number;
+  /** The most series the answer may give (series_limit); 0 or absent for no limit. */
+  seriesLimit?: number;
 }
 
 /** What a fast path gives: the rendered lines, their sample count, and replica facts if asked for. */

@@ -7,6 +7,7 @@ import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
 import { ENDPOINTS, type EndpointSpec } from "./endpoints.js";
 import { parseHeapCost } from "./parse-cost.js";
 import { REFERENCE, type ReferenceSpec } from "./reference.js";
+import { overSeriesLimit } from "./series-limit.js";
 
 export type { DecodeJob, DecodeOptions, DecodeResult, ParseBudget, RenderedFamilies } from "./decode-types.js";
 
@@ -61,6 +62,8 @@ export function decodeAnswer(
   const triesFast = spec.stream !== undefined && !reference;
   if (triesFast) {
     const fast = fastPath(spec, bytes, options);
+    const over = fast && overSeriesLimit(fast.series, options.seriesLimit);
+    if (over) return { ok: false, ...over };
     if (fast) return { ok: true, ...fast };
   }
   // Checked before parsing: JSON.parse cannot be interrupted, so a worker whose heap runs out inside it
@@ -86,6 +89,9 @@ function referencePath(text: string, spec: ReferenceSpec, options: DecodeOptions
   if (!parsed.ok) return parsed;
   try {
     const samples = spec.convert(parsed.data, options);
+    // Before rendering: lines past the limit would only be thrown away.
+    const over = overSeriesLimit(samples.size, options.seriesLimit);
+    if (over) return { ok: false, ...over };
     const facts = options.replicaFacts ? spec.facts?.(parsed.data, options) : undefined;
     const families = renderSampleSet(samples, options.labelPrefix);
     const { duplicates } = samples;

@@ -8,6 +8,7 @@ import { type DecodePool, decodePool } from "./decode-pool.js";
 import type { DecodeOptions } from "./decode-types.js";
 import type { PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
+import { overSeriesLimit } from "./series-limit.js";
 
 export type PollOutcome =
   | {
@@ -60,6 +61,7 @@ export async function pollEndpoint(
     perTarget: source.targets.perTarget,
     targetLabels: source.targets.labels,
     limit: source.tsdb.limit,
+    seriesLimit: source.seriesLimit,
     labelPrefix,
     maxBytes: source.maxResponseBytes,
   };
@@ -99,6 +101,9 @@ export async function pollEndpoint(
     }
     if (!result.ok) throw new PollError(result.reason, result.message);
     const { families, series, facts, duplicates } = result;
+    // Whichever path decoded it, nothing past series_limit is published (the decoders stop sooner where they can).
+    const over = overSeriesLimit(series, source.seriesLimit);
+    if (over) throw new PollError(over.reason, over.message);
     const { statusCode, bytes, encoding } = received;
     return {
       ok: true,

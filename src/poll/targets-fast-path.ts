@@ -5,6 +5,7 @@ import { renderTargetsKept } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
 import type { ChunkDecoder, DecodeOptions, FastDecoded, PackedFastDecoded } from "./decode-types.js";
+import { overSeriesLimit } from "./series-limit.js";
 
 // A scrape pool's summary takes several KB of heap: 100k pools of one target each ran a 320 MiB thread
 // out of memory. Counted as this many targets against the budget.
@@ -22,6 +23,7 @@ export class TargetsDecoder implements ChunkDecoder {
   private readonly reader: TargetsAnswerReader;
   private targets = 0;
   private tooMany = false;
+  private overLimit = false;
 
   constructor(private readonly options: DecodeOptions) {
     const summariser = new TargetSummariser({ perTarget: options.perTarget, extraLabels: options.targetLabels });
@@ -37,10 +39,16 @@ export class TargetsDecoder implements ChunkDecoder {
       }
       summariser.add(target);
       kept?.push(target);
+      // Refused as soon as it must be: the rest of a hostile answer is neither read nor kept.
+      if (overSeriesLimit(summariser.seriesAtLeast, options.seriesLimit)) {
+        this.overLimit = true;
+        throw new Error("over series_limit");
+      }
     });
   }
 
   refusal() {
+    if (this.overLimit) return overSeriesLimit(this.summariser.seriesAtLeast, this.options.seriesLimit, true);
     if (!this.tooMany) return undefined;
     return {
       reason: "too_large" as const,
@@ -62,7 +70,7 @@ export class TargetsDecoder implements ChunkDecoder {
   }
 
   private finishKept<L>(keep: (lines: Uint8Array) => L) {
-    if (this.tooMany) return undefined;
+    if (this.tooMany || this.overLimit) return undefined;
     const scanned = this.reader.end();
     if (scanned === undefined) return undefined;
     const summary = this.summariser.finish(scanned.data);

@@ -6,7 +6,9 @@ export type FailureReason =
   | "http_status"
   | "too_large"
   | "invalid_json"
-  | "invalid_payload";
+  | "invalid_payload"
+  /** The answer gave more series than the source's or module's series_limit. */
+  | "series_limit";
 
 export const FAILURE_REASONS: readonly FailureReason[] = [
   "timeout",
@@ -16,6 +18,7 @@ export const FAILURE_REASONS: readonly FailureReason[] = [
   "too_large",
   "invalid_json",
   "invalid_payload",
+  "series_limit",
 ];
 
 /** A failed poll of one endpoint: a reason for the metric and a one-line detail for the log. */
