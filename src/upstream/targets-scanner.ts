@@ -31,11 +31,18 @@ const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x6
 /** What may follow a backslash in a JSON string (u is checked with its four hex digits). */
 const SIMPLE_ESCAPES = new Set([QUOTE, BACKSLASH, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 
-/** Keys are matched as bytes, so the answer's keys never become strings. */
+/**
+ * Keys are matched as bytes, so the answer's keys never become strings. Bytes equal text only for ASCII
+ * names: JSON.parse reads the decoded text, where invalid UTF-8 is already U+FFFD (0xFF names "a\uFFFD"),
+ * and U+FFFD's own bytes are what a lone surrogate in a name encodes to.
+ */
 class KeySet {
   private readonly keys: Buffer[];
+  /** Whether a key with bytes above ASCII must be decoded to be matched. */
+  readonly decodeWide: boolean;
   constructor(readonly names: readonly string[]) {
     this.keys = names.map((n) => Buffer.from(n, "utf8"));
+    this.decodeWide = this.keys.some((k, i) => k.length !== (names[i] as string).length);
   }
   /** Index of the key the bytes [start, end) spell, or -1. */
   find(bytes: Uint8Array, start: number, end: number): number {
@@ -118,7 +125,13 @@ class Scanner {
   keyOnly(keys: KeySet): number {
     if (this.peek() !== QUOTE) giveUp();
     this.skipString();
-    return this.escaped ? keys.names.indexOf(this.decodeLast()) : keys.find(this.b, this.start, this.end);
+    return this.keyIndex(keys);
+  }
+
+  /** The index of the last string in `keys`, compared as JSON.parse's text would be. */
+  private keyIndex(keys: KeySet): number {
+    const decode = this.escaped || (this.wide && keys.decodeWide);
+    return decode ? keys.names.indexOf(this.decodeLast()) : keys.find(this.b, this.start, this.end);
   }
 
   /** Whether the value is the string "success", as written by Prometheus (no escapes). */
@@ -277,9 +290,7 @@ class Scanner {
   private key(keys: KeySet | undefined): number {
     if (this.peek() !== QUOTE) giveUp();
     this.skipString();
-    let k = -1;
-    if (keys !== undefined)
-      k = this.escaped ? keys.names.indexOf(this.decodeLast()) : keys.find(this.b, this.start, this.end);
+    const k = keys === undefined ? -1 : this.keyIndex(keys);
     if (this.peek() !== COLON) giveUp();
     this.p++;
     return k;

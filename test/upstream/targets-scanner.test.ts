@@ -13,6 +13,21 @@ import { prometheus3Targets } from "../helpers/prometheus-3-targets.js";
 // give up, the daemon must serve byte for byte what the reference path gives; on anything JSON.parse
 // refuses it must give up, so the failure reason and message are the reference's own.
 
+const NON_ASCII_NAMES = ["a\uFFFD", "\uFFFD", "\uFFFD\uFFFD", "\uFFFD\uFFFD\uFFFD", "\uD800", "é"];
+/** Keys as raw bytes, valid or not, that decode to (or near) those names by WHATWG's rules. */
+const RAW_KEYS = [
+  [0x61, 0xff], // "a\uFFFD"
+  [0xff],
+  [0xc3], // a lead byte with nothing after it
+  [0xe2, 0x82], // a three-byte sequence cut short: one U+FFFD
+  [0xe2, 0x82, 0xc3], // two
+  [0xed, 0xa0, 0x80], // a surrogate encoded as UTF-8 is invalid: three
+  [0xf0, 0x9f, 0x98], // a four-byte sequence cut short: one
+  [0xef, 0xbf, 0xbd], // U+FFFD itself
+  [0xc3, 0xa9], // "é"
+  [0x65, 0xcc, 0x81], // "e" and a combining accent: not "é"
+];
+
 const OPTION_SETS: DecodeOptions[] = [
   {
     replicaFacts: false,
@@ -41,6 +56,15 @@ const OPTION_SETS: DecodeOptions[] = [
       { from: "__proto__", to: "proto" },
     ],
     labelPrefix: 'source="s",group="g"',
+    maxBytes: 2 ** 28,
+  },
+  {
+    replicaFacts: false,
+    perTarget: true,
+    limit: undefined,
+    // Names beyond ASCII, which keys written as invalid UTF-8 spell once decoded (RAW_KEYS below).
+    targetLabels: NON_ASCII_NAMES.map((from, i) => ({ from, to: `n${i}` })),
+    labelPrefix: 'source="s"',
     maxBytes: 2 ** 28,
   },
 ];
@@ -181,6 +205,7 @@ const key = (names: string[]) =>
     { weight: 6, arbitrary: fc.constantFrom(...names).map((t) => ({ text: t, escapeEvery: 0 })) },
     { weight: 1, arbitrary: fc.constantFrom(...names).map((t) => ({ text: t, escapeEvery: 2 })) },
     { weight: 1, arbitrary: str },
+    { weight: 1, arbitrary: fc.constantFrom(...RAW_KEYS).map((bytes) => ({ bytes })) },
   );
 const keyText = ([k]: [Str, Json]) => ("text" in k ? k.text : Buffer.from(k.bytes).toString());
 /** An object of keys from `names` (or others): mostly each once, sometimes repeated (JSON.parse: last wins). */
@@ -201,7 +226,13 @@ const { nested } = fc.letrec<{ nested: Json }>((tie) => ({
 }));
 const stringValue = str.map((value): Json => ({ kind: "string", value }));
 const labelSet = fc.oneof(
-  { weight: 20, arbitrary: object(["job", "instance", "namespace", "constructor", "__proto__", "pod"], stringValue) },
+  {
+    weight: 20,
+    arbitrary: object(
+      ["job", "instance", "namespace", "constructor", "__proto__", "pod", ...NON_ASCII_NAMES],
+      stringValue,
+    ),
+  },
   { weight: 1, arbitrary: nested },
 );
 const targetField = (name: string): fc.Arbitrary<[Str, Json]> => {
@@ -442,12 +473,54 @@ describe("targets scanner: extremes", () => {
     );
     expectSameOutput(bytes, OPTION_SETS[0] as DecodeOptions);
   });
+
+  // JSON.parse reads the answer's text, in which invalid UTF-8 already became U+FFFD (WHATWG rules):
+  // a raw 0xFF in a key names the configured label "a\uFFFD"; valid U+FFFD bytes do not name "\uD800".
+  it("matches label keys with invalid UTF-8 as the decoded text does, not byte for byte", () => {
+    const options: DecodeOptions = {
+      ...(OPTION_SETS[0] as DecodeOptions),
+      targetLabels: [
+        { from: "a\uFFFD", to: "a" },
+        { from: "\uFFFD\uFFFD", to: "b" },
+        { from: "\uD800", to: "c" },
+        { from: "é", to: "d" },
+      ],
+    };
+    const label = (key: number[], value: string) =>
+      Buffer.concat([Buffer.from('"'), Buffer.from(key), Buffer.from(`":"${value}"`)]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"status":"success","data":{"activeTargets":[{"labels":{"job":"j",'),
+      label([0x61, 0xff], "raw-ff"), // "a" + an invalid byte
+      Buffer.from(","),
+      label([0xe2, 0x82, 0xc3], "cut-short"), // a cut three-byte sequence, then a lone lead byte: two U+FFFD
+      Buffer.from(","),
+      label([0xef, 0xbf, 0xbd], "valid-fffd"), // U+FFFD itself, not the lone surrogate U+D800
+      Buffer.from(","),
+      label([0x65, 0xcc, 0x81], "decomposed"), // "e" + a combining accent: not "é"
+      Buffer.from('},"scrapePool":"p","health":"up"}],"droppedTargets":[]}}'),
+    ]);
+    const reference = expectSameOutput(bytes, options);
+    const lines = reference.ok ? String(reference.families.find(([n]) => n === "promstatus_target_up")?.[1]) : "";
+    expect(lines).toContain('a="raw-ff"');
+    expect(lines).toContain('b="cut-short"');
+    expect(lines).toContain('c=""');
+    expect(decodeTargetsFast(bytes, options)).toBeDefined(); // read by the fast path itself
+    expect(readWhole(bytes, ["job", "a\uFFFD", "\uFFFD\uFFFD", "\uD800"])?.targets[0]?.labels).toEqual({
+      job: "j",
+      "a\uFFFD": "raw-ff",
+      "\uFFFD\uFFFD": "cut-short",
+    });
+  });
 });
 
 // --- streamed ---------------------------------------------------------------------------------------
 
 /** What the reader makes of the answer handed over in pieces cut at `cuts` (positions, any order). */
-function readInChunks(bytes: Buffer, cuts: readonly number[], labelNames = ["job", "instance", "namespace"]) {
+function readInChunks(
+  bytes: Buffer,
+  cuts: readonly number[],
+  labelNames = ["job", "instance", "namespace", ...NON_ASCII_NAMES],
+) {
   const targets: ActiveTarget[] = [];
   const reader = new TargetsAnswerReader(labelNames, (t) => targets.push(t));
   let from = 0;
@@ -461,7 +534,7 @@ function readInChunks(bytes: Buffer, cuts: readonly number[], labelNames = ["job
   return answer ? { answer, targets } : undefined;
 }
 
-const readWhole = (bytes: Buffer) => readInChunks(bytes, []);
+const readWhole = (bytes: Buffer, labelNames?: string[]) => readInChunks(bytes, [], labelNames);
 
 describe("targets scanner: streamed in chunks", () => {
   it.each(recorded())("reads %s the same whatever byte it is cut at", (_name, text) => {
