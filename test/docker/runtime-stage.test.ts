@@ -64,6 +64,8 @@ describe("the image's runtime stage", () => {
     expect(Number(version)).toBeGreaterThanOrEqual(22);
     expect(Number(version) % 2).toBe(0); // even majors are the LTS lines
     expect(steps.find((s) => s.op === "USER")?.args).toBe("node");
+    // Large buffers go back to the system when freed, not into glibc's arenas (docs/benchmark.md).
+    expect(steps.some((s) => s.op === "ENV" && s.args === "MALLOC_MMAP_THRESHOLD_=131072")).toBe(true);
     expect(steps.find((s) => s.op === "EXPOSE")?.args).toBe("9816");
     expect(steps.some((s) => s.op === "LABEL" && s.args.includes("org.opencontainers.image.title"))).toBe(true);
   });
