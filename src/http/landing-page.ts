@@ -2,6 +2,7 @@ import type { ProbeRecord } from "../probe/prober.js";
 import type { GroupTable } from "../publish/groups.js";
 import type { EndpointState } from "../publish/source-state.js";
 import type { SourceStatus } from "../publish/source-status.js";
+import { operatorDetail } from "../upstream/poll-error.js";
 
 // The status page at `/`: where to look first. Server-rendered, inline styles, no scripts and no
 // external assets (it must work air-gapped and under a strict Content-Security-Policy).
@@ -59,7 +60,7 @@ function endpointRow(endpoint: string, state: EndpointState | undefined): string
     isoTime(state.lastSuccessSeconds),
   ]);
   if (!failing) return line;
-  return `${line}<tr class="failing"><td></td><td class="error" colspan="6">${escapeHtml(state.lastError?.message ?? "")}</td></tr>`;
+  return `${line}<tr class="failing"><td></td><td class="error" colspan="6">${escapeHtml(state.lastError ? operatorDetail(state.lastError) : "")}</td></tr>`;
 }
 
 function sourceTable(s: SourceStatus): string {

@@ -37,7 +37,7 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     path: "/api/v1/status/tsdb",
     searchParams: (s) => (s.tsdb.limit === undefined ? undefined : { limit: String(s.tsdb.limit) }),
     recognise: (error) =>
-      error.status === 422 && AGENT_REFUSAL.test(error.message)
+      error.status === 422 && AGENT_REFUSAL.test(error.upstreamText ?? "")
         ? {
             samples: agentModeSamples(),
             notice:

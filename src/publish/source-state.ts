@@ -13,8 +13,11 @@ export interface EndpointState {
   lastPollSeconds: number;
   /** Series the last poll produced (0 after a failure). */
   series: number;
-  /** Why the last poll failed; undefined after a success. */
-  lastError: { reason: FailureReason; message: string } | undefined;
+  /**
+   * Why the last poll failed; undefined after a success. `upstreamText` is what the upstream said
+   * (PollError's): for the status page of a configured source only, never for a probe's client.
+   */
+  lastError: { reason: FailureReason; message: string; upstreamText?: string } | undefined;
   failures: Map<FailureReason, number>;
   /** Polls so far whose answer the endpoint's fast reader left to the reference path. */
   fallbacks: number;
@@ -79,7 +82,11 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     lastSuccessSeconds: previous?.lastSuccessSeconds,
     lastPollSeconds: outcome.finishedAt,
     series: 0,
-    lastError: { reason, message: outcome.error.message },
+    lastError: {
+      reason,
+      message: outcome.error.message,
+      ...(outcome.error.upstreamText ? { upstreamText: outcome.error.upstreamText } : {}),
+    },
     failures: next,
     fallbacks,
     duplicates,

@@ -4,6 +4,7 @@ import { sameSource } from "../config/same-source.js";
 import { endpointsOf, type SourceConfig } from "../config/types.js";
 import { pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
+import { operatorDetail } from "../upstream/poll-error.js";
 
 interface SourceJob {
   config: SourceConfig;
@@ -116,7 +117,7 @@ export class Scheduler {
         );
       } else {
         this.log.warn(
-          { source: source.name, endpoint, reason: outcome.error.reason, error: outcome.error.message },
+          { source: source.name, endpoint, reason: outcome.error.reason, error: operatorDetail(outcome.error) },
           "poll failed",
         );
       }

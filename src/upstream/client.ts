@@ -9,6 +9,8 @@ import { requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
 import { acceptEncoding } from "./compression.js";
 import { describeErrorBody } from "./error-body.js";
+import { readErrorStart } from "./error-start.js";
+import { excerpt } from "./excerpt.js";
 import { PollError } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
 import { keepCredentialsAtHome } from "./redirects.js";
@@ -56,8 +58,6 @@ const RETRY_CODES = new Set([
   "EAI_AGAIN",
 ]);
 const RETRY_STATUSES = new Set([408, 413, 429, 500, 502, 503, 504, 521, 522, 524]);
-// An error answer worth reading is short: only its start is read for the log.
-const ERROR_BODY_BYTES = 64 * 1024;
 // Inflated pieces of a streamed answer: large enough that a 76 MB answer is ~1,200 pieces.
 const INFLATE_CHUNK_BYTES = 64 * 1024;
 
@@ -106,7 +106,7 @@ export function streamBody(
   return withRetries(url, options, async ({ stream, received }) => {
     const gzip = received.encoding === "gzip" || received.encoding === "x-gzip";
     if (!gzip && received.encoding && received.encoding !== "identity")
-      throw new PollError("invalid_json", `unsupported content-encoding "${received.encoding}"`);
+      throw new PollError("invalid_json", "unsupported content-encoding", { upstreamText: excerpt(received.encoding) });
     const inflate = gzip ? createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }) : undefined;
     const body = inflate ? stream.pipe(inflate) : stream;
     stream.once("error", (error) => inflate?.destroy(error));
@@ -172,7 +172,7 @@ async function withRetries<T>(url: string, options: FetchOptions, read: (answer:
       const [response] = (await once(request, "response")) as [IncomingMessage];
       const statusCode = response.statusCode ?? 0;
       const encoding = headerValue(response.headers["content-encoding"]);
-      await checkStatus(request, statusCode, encoding, options.maxBytes);
+      await checkStatus(request, statusCode, encoding);
       const received = {
         statusCode,
         encoding,
@@ -185,45 +185,33 @@ async function withRetries<T>(url: string, options: FetchOptions, read: (answer:
       stream?.destroy();
       if (tooLarge) throw new PollError("too_large", tooLargeMessage(options));
       if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
-      if (deadline.aborted) throw classifyError(lastFailure ?? error, options.maxBytes);
-      if (attempt >= ATTEMPTS || !retryable(error)) throw classifyError(error, options.maxBytes);
+      if (deadline.aborted) throw classifyError(lastFailure ?? error);
+      if (attempt >= ATTEMPTS || !retryable(error)) throw classifyError(error);
       lastFailure = error;
     }
     try {
       await sleep(backoffMs(attempt), undefined, { signal });
     } catch {
       if (options.signal?.aborted) throw new PollError("timeout", "aborted: the exporter is shutting down");
-      throw classifyError(lastFailure, options.maxBytes);
+      throw classifyError(lastFailure);
     }
   }
 }
 
-/** Passes a 2xx answer; anything else becomes a PollError, an error answer described by the start of its body. */
-async function checkStatus(stream: Readable, status: number, encoding: string | undefined, maxBytes: number) {
+/**
+ * Passes a 2xx answer; anything else becomes a PollError that says the status. What an error answer's
+ * body says goes to upstreamText only, from its first few KiB (the rest is not read).
+ */
+async function checkStatus(stream: Readable, status: number, encoding: string | undefined) {
   if (status >= 200 && status < 300) return;
   if (status >= 300 && status < 400) {
     // Only reached with follow_redirects: false (got hands the redirect over then).
-    throw new PollError("http_status", `HTTP ${status}: redirect not followed (follow_redirects is false)`, status);
+    throw new PollError("http_status", `HTTP ${status}: redirect not followed (follow_redirects is false)`, { status });
   }
-  const start = await readStart(stream, ERROR_BODY_BYTES);
-  const detail = describeErrorBody(start, encoding, maxBytes);
-  throw new PollError("http_status", `HTTP ${status}${detail ? `: ${detail}` : ""}`, status);
-}
-
-/** The first `limit` bytes of a body (or fewer, if it ends or fails sooner); the rest is not read. */
-async function readStart(stream: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  try {
-    for await (const chunk of stream) {
-      chunks.push(chunk as Buffer);
-      length += (chunk as Buffer).length;
-      if (length >= limit) break;
-    }
-  } catch {
-    // What arrived before the failure is all there is to describe.
-  }
-  return Buffer.concat(chunks).subarray(0, limit);
+  const start = await readErrorStart(stream, encoding);
+  const upstreamText =
+    start === undefined ? excerpt(`(body in content-encoding ${encoding}, not read)`) : describeErrorBody(start);
+  throw new PollError("http_status", `HTTP ${status}`, { status, upstreamText });
 }
 
 function tooLargeMessage({ maxBytes, maxBytesBecause }: FetchOptions): string {
