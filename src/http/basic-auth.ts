@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import bcrypt from "bcryptjs";
 import type { NextFunction, Request, Response } from "express";
 import { BcryptWorker } from "./bcrypt-worker.js";
+import { EqualCost } from "./equal-cost.js";
 
 // bcrypt is slow by design, so verified credentials are remembered (by a hash of them, never in
 // clear). Successes and failures are kept apart: a flood of wrong passwords fills only its own,
@@ -15,35 +15,32 @@ export interface BasicAuthOptions {
   compare?: (password: string, hash: string) => Promise<boolean>;
 }
 
-/** The cost of a bcrypt hash (`$2y$10$...` is 10), or undefined for anything else. */
-export function bcryptCost(hash: string): number | undefined {
-  const match = /^\$2[aby]\$(\d\d)\$/.exec(hash);
-  return match ? Number(match[1]) : undefined;
-}
-
 /** Basic authentication against bcrypt hashes, as exporter-toolkit does. */
 export function basicAuth(users: () => Map<string, string>, options: BasicAuthOptions = {}) {
   const worker = new BcryptWorker();
   const compare = options.compare ?? ((password: string, hash: string) => worker.compare(password, hash));
   const successes = new Map<string, true>();
   const failures = new Map<string, true>();
-  // Compared against when the user is unknown, at the configured hashes' cost, so that the time an
-  // answer takes does not tell which users exist. One per users table (a reload may change costs).
-  const decoys = new WeakMap<Map<string, string>, Promise<string>>();
-  const decoyFor = (table: Map<string, string>) => {
-    let decoy = decoys.get(table);
-    if (!decoy) {
-      const cost = Math.max(...[...table.values()].map((h) => bcryptCost(h) ?? 10));
-      decoy = bcrypt.hash("prometheus-status-exporter: no such user", cost);
-      decoys.set(table, decoy);
+  // What a wrong password costs, per users table (a reload may change the costs).
+  const plans = new WeakMap<Map<string, string>, EqualCost>();
+  const planFor = (table: Map<string, string>) => {
+    let plan = plans.get(table);
+    if (!plan) {
+      plan = new EqualCost(table.values());
+      plans.set(table, plan);
     }
-    return decoy;
+    return plan;
+  };
+  /** Whether the password is the user's; a wrong one, or an unknown user, costs the same for all. */
+  const verify = async (password: string, hash: string | undefined, plan: EqualCost) => {
+    if (hash !== undefined && (await compare(password, hash))) return true;
+    for (const decoy of plan.padding(hash)) await compare(password, decoy);
+    return false;
   };
 
   return async (req: Request, res: Response, next: NextFunction) => {
     const table = users();
     if (table.size === 0) return next();
-    const decoy = decoyFor(table); // started at once, ready by the first unknown user
     const credentials = parseBasic(req.headers.authorization);
     if (credentials) {
       const hash = table.get(credentials.user);
@@ -57,7 +54,7 @@ export function basicAuth(users: () => Map<string, string>, options: BasicAuthOp
           res.set("Retry-After", "1").status(429).type("text/plain").send("Too many authentication attempts.\n");
           return;
         }
-        const ok = (await compare(credentials.password, hash ?? (await decoy))) && hash !== undefined;
+        const ok = await verify(credentials.password, hash, planFor(table));
         remember(ok ? successes : failures, key, ok ? SUCCESS_LIMIT : FAILURE_LIMIT);
         if (ok) return next();
       }

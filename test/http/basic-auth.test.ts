@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import bcrypt from "bcryptjs";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { basicAuth, bcryptCost } from "../../src/http/basic-auth.js";
+import { basicAuth } from "../../src/http/basic-auth.js";
+import { bcryptCost } from "../../src/http/equal-cost.js";
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
@@ -98,5 +99,95 @@ describe("basic auth under a flood beyond its queue", () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set([401, 429]));
     expect(await get("right")).toBe(200);
+  });
+});
+
+// Timing without clocks: bcrypt's work is 2^cost rounds, so the work of a check is the sum of 2^cost
+// over the hashes it compared. Fake hashes of any cost and a fake compare keep these tests fast.
+describe("basic auth: a wrong password costs the same for every user", () => {
+  const fakeHash = (cost: number, n: number) => `$2b$${String(cost).padStart(2, "0")}$${String(n).padEnd(53, ".")}`;
+  const passwords = new Map<string, string>();
+  const table = (costs: Record<string, number>) =>
+    new Map(
+      Object.entries(costs).map(([user, cost], n) => {
+        const hash = fakeHash(cost, n);
+        passwords.set(hash, `right-${user}`);
+        return [user, hash];
+      }),
+    );
+  let compared: string[] = [];
+  const fakeCompare = async (password: string, hash: string) => {
+    compared.push(hash);
+    return passwords.get(hash) === password;
+  };
+  /** The status of one request, and the bcrypt work it did. */
+  const attempt = async (url: string, user: string, password: string) => {
+    compared = [];
+    const res = await fetch(`${url}/metrics`, { headers: { authorization: basic(user, password) } });
+    return { status: res.status, work: compared.reduce((n, h) => n + 2 ** (bcryptCost(h) as number), 0) };
+  };
+
+  it("does the work of the file's highest cost for a wrong password of a cheap user, a dear one, or an unknown one", async () => {
+    const url = await serve(table({ cheap: 4, middle: 11, dear: 12 }), fakeCompare);
+    for (const user of ["cheap", "middle", "dear", "nobody"]) {
+      expect(await attempt(url, user, "wrong"), user).toEqual({ status: 401, work: 2 ** 12 });
+    }
+    // The user's own hash is compared first: the decoys pad, they do not replace it.
+    await attempt(url, "cheap", "wrong-again");
+    expect(compared.map(bcryptCost)).toEqual([4, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // A right password still lets the user in, at the cost of its own hash only.
+    expect(await attempt(url, "cheap", "right-cheap")).toEqual({ status: 200, work: 2 ** 4 });
+    expect(await attempt(url, "dear", "right-dear")).toEqual({ status: 200, work: 2 ** 12 });
+  });
+
+  it("does not make a wrong password cheaper for a user whose login is remembered", async () => {
+    const url = await serve(table({ cheap: 4, dear: 10 }), fakeCompare);
+    expect(await attempt(url, "cheap", "right-cheap")).toEqual({ status: 200, work: 2 ** 4 });
+    expect(await attempt(url, "cheap", "right-cheap")).toEqual({ status: 200, work: 0 }); // remembered
+    for (const password of ["wrong", "right-cheap ", "right-chea", "RIGHT-CHEAP"]) {
+      expect(await attempt(url, "cheap", password), password).toEqual({ status: 401, work: 2 ** 10 });
+      expect(await attempt(url, "dear", password), password).toEqual({ status: 401, work: 2 ** 10 });
+      expect(await attempt(url, "nobody", password), password).toEqual({ status: 401, work: 2 ** 10 });
+    }
+    // Another user's remembered password is no key to this one: refused after the full work.
+    expect(await attempt(url, "dear", "right-cheap")).toEqual({ status: 401, work: 2 ** 10 });
+    // A repeated wrong password is remembered alike for every user, known or not.
+    for (const user of ["cheap", "dear", "nobody"])
+      expect(await attempt(url, user, "wrong")).toEqual({ status: 401, work: 0 });
+  });
+
+  it("follows the costs of the users table in force (a reload)", async () => {
+    let users = table({ cheap: 4 });
+    const app = express();
+    app.use(basicAuth(() => users, { compare: fakeCompare }));
+    app.get("/metrics", (_req, res) => void res.send("ok\n"));
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    expect(await attempt(url, "nobody", "x")).toEqual({ status: 401, work: 2 ** 4 });
+    users = table({ cheap: 4, dear: 13 });
+    expect(await attempt(url, "cheap", "x")).toEqual({ status: 401, work: 2 ** 13 });
+    expect(await attempt(url, "nobody", "y")).toEqual({ status: 401, work: 2 ** 13 });
+  });
+
+  it("pads with real work: bcrypt refuses every decoy after computing it at its cost", async () => {
+    const hashes = [bcrypt.hashSync("right", 4), bcrypt.hashSync("right", 6)];
+    const url = await serve(
+      new Map([
+        ["cheap", hashes[0] as string],
+        ["dear", hashes[1] as string],
+      ]),
+      async (p, h) => {
+        compared.push(h);
+        return bcrypt.compare(p, h);
+      },
+    );
+    for (const user of ["cheap", "dear", "nobody"]) {
+      expect(await attempt(url, user, "right-but-not-for-a-decoy"), user).toEqual({ status: 401, work: 2 ** 6 });
+      // Every decoy is a well-formed hash: bcrypt runs its rounds rather than refusing it at once.
+      for (const hash of compared) expect(hash).toMatch(/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/);
+    }
+    expect(await attempt(url, "cheap", "right")).toEqual({ status: 200, work: 2 ** 4 });
   });
 });
