@@ -83,7 +83,13 @@ export type DecodeResult = (
       /** Entries of the answer left out for repeating a series (convert/samples.ts); absent for none. */
       duplicates?: number;
     }
-  | { ok: false; reason: FailureReason; message: string }
+  | {
+      ok: false;
+      reason: FailureReason;
+      /** Never quotes the answer: what it said goes to upstreamText (PollError's, upstream/poll-error.ts). */
+      message: string;
+      upstreamText?: string;
+    }
 ) & {
   /** The endpoint's fast reader left this answer to the reference path (about twice the CPU). */
   fallback?: true;

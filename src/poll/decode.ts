@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { InvalidPayloadError } from "../convert/invalid-payload.js";
 import { renderSampleSet } from "../exposition/text-format.js";
+import { excerpt } from "../upstream/excerpt.js";
 import { describeMismatch } from "../upstream/payloads.js";
 import type { FailureReason } from "../upstream/poll-error.js";
 import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
@@ -11,7 +12,12 @@ import { overSeriesLimit } from "./series-limit.js";
 
 export type { DecodeJob, DecodeOptions, DecodeResult, ParseBudget, RenderedFamilies } from "./decode-types.js";
 
-const fail = (reason: FailureReason, message: string): DecodeResult => ({ ok: false, reason, message });
+const fail = (reason: FailureReason, message: string, upstreamText?: string): DecodeResult => ({
+  ok: false,
+  reason,
+  message,
+  ...(upstreamText ? { upstreamText } : {}),
+});
 
 // Real answers inflate 8-20x (a 100k-target answer: 3.8 MB gzip, 76 MB JSON).
 const MAX_PLAUSIBLE_RATIO = 32;
@@ -49,7 +55,7 @@ export function decodeAnswer(
   let bytes: Buffer | undefined = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (encoding && encoding !== "identity") {
     if (encoding !== "gzip" && encoding !== "x-gzip")
-      return fail("invalid_json", `unsupported content-encoding "${encoding}"`);
+      return fail("invalid_json", "unsupported content-encoding", excerpt(encoding));
     try {
       bytes = gunzipSync(bytes, { maxOutputLength: maxBytes, chunkSize: outputChunkSize(bytes, maxBytes) });
     } catch (error) {
@@ -104,7 +110,8 @@ function referencePath(text: string, spec: ReferenceSpec, options: DecodeOptions
     };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);
-    return fail("invalid_payload", `conversion failed: ${(error as Error).message}`);
+    // An engine error's message may quote a value of the answer ("Cannot create property 'x' on string '…'").
+    return fail("invalid_payload", `conversion failed (${(error as Error).name})`, excerpt((error as Error).message));
   }
 }
 
@@ -127,11 +134,17 @@ function parseAndCheck(
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: "invalid_json", message: `answer is not valid JSON: ${(error as Error).message}` };
+    // V8's message quotes the text around the fault: for the operator's eyes only.
+    const upstreamText = excerpt((error as Error).message);
+    return { ok: false, reason: "invalid_json", message: "answer is not valid JSON", upstreamText };
   }
   const parsed = spec.schema.safeParse(json);
   json = undefined; // the validated copy holds only what is used: let the full answer go (peak memory)
   if (!parsed.success)
-    return { ok: false, reason: "invalid_payload", message: `unexpected answer: ${describeMismatch(parsed.error)}` };
+    return {
+      ok: false,
+      reason: "invalid_payload",
+      message: `unexpected answer: ${describeMismatch(parsed.error, spec.schema)}`,
+    };
   return { ok: true, data: parsed.data };
 }

@@ -2,6 +2,7 @@ import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, sourceLabelPrefix } from "../exposition/text-format.js";
+import { classifyError } from "../upstream/classify-error.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
 import { type DecodePool, decodePool } from "./decode-pool.js";
@@ -99,7 +100,7 @@ export async function pollEndpoint(
       fallback = true;
       [result, received] = await whole(true);
     }
-    if (!result.ok) throw new PollError(result.reason, result.message);
+    if (!result.ok) throw new PollError(result.reason, result.message, { upstreamText: result.upstreamText });
     const { families, series, facts, duplicates } = result;
     // Whichever path decoded it, nothing past series_limit is published (the decoders stop sooner where they can).
     const over = overSeriesLimit(series, source.seriesLimit);
@@ -116,7 +117,7 @@ export async function pollEndpoint(
       ...finish(),
     };
   } catch (error) {
-    const pollError = error instanceof PollError ? error : new PollError("connection", String(error));
+    const pollError = error instanceof PollError ? error : classifyError(error);
     const recognised = spec.recognise?.(pollError);
     if (recognised) {
       const { samples, notice } = recognised;

@@ -3,7 +3,9 @@ import type { ProbeRun } from "./probe.js";
 
 // The plain-text account of a probe that /probe?...&debug=true returns, as blackbox_exporter's
 // debug output does: what was requested, what came back, how long it took, what went wrong.
-// Only redacted URLs and the module's shape appear: never a password, token or header value.
+// Only redacted URLs and the module's shape appear: never a password, token or header value. Nor what
+// an upstream's body said (a /probe client may name any URL): a failure is its reason, status and
+// PollError's detail, which holds no upstream text (upstream/poll-error.ts).
 
 /** How a probe's answer was obtained. */
 export type Served = { how: "polled" } | { how: "shared" } | { how: "cached"; ageSeconds: number };

@@ -89,6 +89,12 @@ export class Prober {
     if (obtained === undefined) return this.reject(valid);
     const { run, served } = obtained;
     const failed = run.endpoints.filter((e) => !e.outcome.ok);
+    for (const { endpoint, outcome } of failed) {
+      // What the upstream said stays in the exporter's own log: the client and the history see the reason only.
+      const said = outcome.ok ? undefined : outcome.error.upstreamText;
+      if (said)
+        this.log.debug({ module: run.module.name, target: run.target, endpoint, upstream_text: said }, "probe failed");
+    }
     const result = failed.length === 0 ? "success" : "failure";
     this.metrics.count(run.module.name, result);
     this.remember({

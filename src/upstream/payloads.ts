@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { schemaFields } from "./schema-fields.js";
 
 // Schemas for the three upstream answers. They check only the fields the converters read, tolerate
 // unknown fields (newer versions) and default the optional ones (older versions).
@@ -149,10 +150,22 @@ export const alertmanagerStatusResponse = z.object({
 });
 export type AlertmanagerStatusResponse = z.infer<typeof alertmanagerStatusResponse>;
 
-/** One line naming the first few mismatches, for the log. */
-export function describeMismatch(error: z.ZodError): string {
+/**
+ * One line naming the first few mismatches in the schema's own words: the path with a key the answer
+ * chose shown as `*`, and what was expected (never the value found: it is the upstream's text).
+ */
+export function describeMismatch(error: z.ZodError, schema: z.ZodType): string {
+  const fields = schemaFields(schema);
+  const segment = (key: PropertyKey) =>
+    typeof key === "number" ? String(key) : typeof key === "string" && fields.has(key) ? key : "*";
   return error.issues
     .slice(0, 3)
-    .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+    .map((i) => `${i.path.map(segment).join(".") || "(root)"}: ${expected(i)}`)
     .join("; ");
+}
+
+function expected(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type") return `expected ${issue.expected}`;
+  if (issue.code === "invalid_value") return `expected ${issue.values.map((v) => JSON.stringify(v)).join(" or ")}`;
+  return issue.code.replaceAll("_", " ");
 }
