@@ -7,6 +7,8 @@ export interface HttpClientConfig {
   proxyUrl?: string;
   /** As Prometheus's follow_redirects (default true); credentials never follow to another origin. */
   followRedirects: boolean;
+  /** Set for a probe module with allowed_targets: a redirect is followed only to an origin these take. */
+  redirectTargets?: readonly RegExp[];
   /** Ask for gzipped answers; auto: not from a loopback address, yes otherwise. */
   compression: "auto" | "gzip" | "none";
 }

@@ -6,6 +6,8 @@ import { requestUrl } from "../poll/endpoints.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import { assembleExposition } from "../publish/render.js";
 import { applyOutcome, type SourceState } from "../publish/source-state.js";
+import { plainUrl, withoutTrailingSlashes } from "../upstream/plain-url.js";
+import { onlyWithPath, targetAllowed } from "../upstream/url-patterns.js";
 
 // The multi-target pattern of blackbox_exporter: Prometheus discovers the upstreams and scrapes
 // /probe?target=<base URL>&module=<name>; the exporter polls that upstream while it is scraped.
@@ -42,19 +44,6 @@ export interface ProbeRun {
 // 5k-target answer 391 MB of text. Base URLs of real servers are far shorter.
 const MAX_TARGET_LENGTH = 1024;
 
-/** The target as a base URL, or why it is not one. */
-function baseUrlProblem(target: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    return "target is not a URL";
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "target must be an http or https URL";
-  if (url.search || url.hash) return "target must be a base URL without query or fragment";
-  return undefined;
-}
-
 /** Checks a /probe request: the module and target it names, or why it cannot be honoured (a 400). */
 export function validateProbe(modules: ReadonlyMap<string, ModuleConfig>, request: ProbeRequest): ValidProbe | string {
   const { target, module: moduleName } = request;
@@ -63,10 +52,12 @@ export function validateProbe(modules: ReadonlyMap<string, ModuleConfig>, reques
   if (typeof moduleName !== "string" || moduleName === "") return "module parameter is missing";
   const module = modules.get(moduleName);
   if (!module) return `unknown module "${moduleName}"`;
-  const problem = baseUrlProblem(target);
-  if (problem) return `${problem}: "${redactUrl(target)}"`;
-  if (module.allowedTargets.length > 0 && !module.allowedTargets.some((re) => re.test(target))) {
-    return `target "${redactUrl(target)}" is not in allowed_targets of module "${moduleName}"`;
+  const plain = plainUrl(target);
+  if (typeof plain === "string") return `${plain}: "${redactUrl(target)}"`;
+  const patterns = module.allowedTargets;
+  if (patterns.length > 0 && !targetAllowed(patterns, plain)) {
+    const hint = onlyWithPath(patterns, plain) ? " (a pattern that allows a path names it as optional: (/path)?)" : "";
+    return `target "${redactUrl(target)}" is not in allowed_targets of module "${moduleName}"${hint}`;
   }
   return { module, target };
 }
@@ -81,15 +72,12 @@ export function probeTimeoutMs(moduleTimeoutMs: number, header: string | undefin
   return Math.max(1, Math.min(moduleTimeoutMs, seconds * 1000 - offsetMs));
 }
 
-/** The URL without the slashes it ends with (a loop: `/\/+$/` is quadratic in a run of slashes). */
-function withoutTrailingSlashes(url: string): string {
-  let end = url.length;
-  while (end > 0 && url.charCodeAt(end - 1) === 0x2f) end--;
-  return url.slice(0, end);
-}
-
-/** The source a probe polls: the module's settings, the target's URL, `source` the target as given. */
-function probeSource(module: ModuleConfig, target: string, timeoutMs: number): SourceConfig {
+/**
+ * The source a probe polls: the module's settings, the target's URL, `source` the target as given.
+ * A checked target is fetched as the parser reads it (plain-url.ts), the URL allowed_targets judged;
+ * redirects stay within allowed_targets too.
+ */
+export function probeSource(module: ModuleConfig, target: string, timeoutMs: number): SourceConfig {
   return {
     name: redactUrl(target),
     kind: module.kind,
@@ -102,7 +90,7 @@ function probeSource(module: ModuleConfig, target: string, timeoutMs: number): S
     seriesLimit: module.seriesLimit,
     tsdb: module.tsdb,
     targets: module.targets,
-    http: module.http,
+    http: module.allowedTargets.length > 0 ? { ...module.http, redirectTargets: module.allowedTargets } : module.http,
   };
 }
 

@@ -1,4 +1,6 @@
 import type { BeforeRedirectHook } from "got";
+import { PollError } from "./poll-error.js";
+import { originAllowed } from "./url-patterns.js";
 
 const DEFAULT_PORTS: Record<string, string> = { "http:": "80", "https:": "443" };
 
@@ -23,5 +25,17 @@ export function keepCredentialsAtHome(start: URL, customHeaders: readonly string
     options.username = "";
     options.password = "";
     options.https = { ...options.https, certificate: undefined, key: undefined };
+  };
+}
+
+/**
+ * A got beforeRedirect hook for a probe module with allowed_targets: a redirect is followed only to an
+ * origin the patterns take on its own, so an allowed target cannot send the poll (and its credentials,
+ * headers or client certificate) elsewhere. got passes the PollError on as the cause of its own error.
+ */
+export function stayWithin(patterns: readonly RegExp[]): BeforeRedirectHook {
+  return (options) => {
+    if (options.url instanceof URL && originAllowed(patterns, options.url)) return;
+    throw new PollError("http_status", "redirect to a target outside allowed_targets not followed");
   };
 }

@@ -104,15 +104,15 @@ describe("/probe", () => {
     expect((await probe({ target: cluster.members[0]?.url as string, module: "local-only" })).status).toBe(200);
   });
 
-  it("never shows a password given in the target", async () => {
+  it("refuses a target holding a user or password, and never shows the password", async () => {
     const target = prometheus.url.replace("http://", "http://monitor:s3cr3t-probe@");
-    const text = await (await probe({ target, module: "prometheus" })).text();
-    expect(text).not.toContain("s3cr3t-probe");
-    expect(samplesOf(text, "promstatus_up", { endpoint: "tsdb" })[0]?.labels.source).toBe(
-      prometheus.url.replace("http://", "http://monitor:xxxxx@"),
+    const res = await probe({ target, module: "prometheus" });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text).toContain(
+      `target must not hold a user or password: "${prometheus.url.replace("http://", "http://monitor:xxxxx@")}"`,
     );
-    const refused = await (await probe({ target: `${target}/?q`, module: "prometheus" })).text();
-    expect(refused).not.toContain("s3cr3t-probe");
+    expect(text).not.toContain("s3cr3t-probe");
   });
 
   it("gives up before Prometheus does: the scrape timeout header minus the offset bounds the poll", async () => {
@@ -209,14 +209,12 @@ describe("compression", () => {
 });
 
 describe("/probe debug account", () => {
-  it("tells what was requested and answered, with secrets redacted, then the metrics", async () => {
-    const target = prometheus.url.replace("http://", "http://monitor:s3cr3t-debug@");
-    const res = await probe({ target, module: "prometheus", debug: "true" });
+  it("tells what was requested and answered, then the metrics", async () => {
+    const res = await probe({ target: prometheus.url, module: "prometheus", debug: "true" });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
-    expect(text).not.toContain("s3cr3t-debug");
-    const redacted = prometheus.url.replace("http://", "http://monitor:xxxxx@");
+    const redacted = prometheus.url;
     expect(text).toContain(`Probe of ${redacted} with module "prometheus"`);
     expect(text).toContain(`request: GET ${redacted}/api/v1/status/tsdb`);
     expect(text).toContain(`request: GET ${redacted}/api/v1/targets`);
