@@ -13,7 +13,7 @@ import { readErrorStart } from "./error-start.js";
 import { excerpt } from "./excerpt.js";
 import { PollError } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
-import { keepCredentialsAtHome } from "./redirects.js";
+import { keepCredentialsAtHome, stayWithin } from "./redirects.js";
 
 export interface FetchOptions {
   /** Budget for the whole fetch, retries included. */
@@ -155,7 +155,12 @@ async function withRetries<T>(url: string, options: FetchOptions, read: (answer:
         timeout: { request: options.timeoutMs },
         signal,
         followRedirect: options.http?.followRedirects ?? true,
-        hooks: { beforeRedirect: [keepCredentialsAtHome(target, Object.keys(options.http?.headers ?? {}))] },
+        hooks: {
+          beforeRedirect: [
+            ...(options.http?.redirectTargets ? [stayWithin(options.http.redirectTargets)] : []),
+            keepCredentialsAtHome(target, Object.keys(options.http?.headers ?? {})),
+          ],
+        },
       });
       const request = stream;
       // got destroys the request when the deadline's signal fires, even after the answer was read: an
