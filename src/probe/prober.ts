@@ -53,6 +53,9 @@ export class Prober {
   /** The last result per module and target, kept only for modules with a min_interval. */
   private readonly recent = new Map<string, ProbeRun>();
   private readonly records: ProbeRecord[] = [];
+  /** Bumped whenever the modules change (a reload): sharing and min_interval never cross it. */
+  private generation = 0;
+  private modulesSeen: ReadonlyMap<string, ModuleConfig> | undefined;
   private nextId = 1;
 
   constructor(
@@ -69,7 +72,7 @@ export class Prober {
   }
 
   async probe(request: ProbeRequest & { debug: boolean }): Promise<ProbeResponse> {
-    const valid = validateProbe(this.modules(), request);
+    const valid = validateProbe(this.currentModules(), request);
     if (typeof valid === "string") {
       // Only configured names become a label value: the caller chooses the parameter.
       const named = typeof request.module === "string" && this.modules().has(request.module) ? request.module : "";
@@ -120,6 +123,17 @@ export class Prober {
     return this.records.find((r) => r.id === id)?.account;
   }
 
+  /** The modules now; a new set (a reload) starts a generation and drops the results kept for min_interval. */
+  private currentModules(): ReadonlyMap<string, ModuleConfig> {
+    const modules = this.modules();
+    if (modules !== this.modulesSeen) {
+      this.modulesSeen = modules;
+      this.generation++;
+      this.recent.clear();
+    }
+    return this.modulesSeen;
+  }
+
   /**
    * Answers a probe over the limit. It is counted but kept out of the history: a burst of rejections
    * would otherwise push the probes that ran (and their accounts) off the status page.
@@ -147,10 +161,11 @@ export class Prober {
     scrapeTimeout: string | undefined,
   ): Promise<{ run: ProbeRun; served: Served } | undefined> {
     const { module, target } = valid;
-    const key = `${module.name}\0${target}`;
+    // A probe polled under another config (before a reload) is neither joined nor served.
+    const generation = this.generation;
+    const key = `${generation}\0${module.name}\0${target}`;
     const cached = this.recent.get(key);
-    // A result obtained under another config (before a reload) is never served.
-    if (cached && cached.module === module) {
+    if (cached) {
       const ageMs = Date.now() - finishedAtMs(cached);
       if (ageMs < module.minIntervalMs) return { run: cached, served: { how: "cached", ageSeconds: ageMs / 1000 } };
     }
@@ -161,7 +176,7 @@ export class Prober {
     const started = runProbe(valid, scrapeTimeout, this.offsetMs).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, started);
     const run = await started;
-    if (module.minIntervalMs > 0) {
+    if (module.minIntervalMs > 0 && generation === this.generation) {
       this.forgetExpired();
       this.recent.set(key, run);
       // Bounded whatever callers probe: the oldest result goes first (a Map iterates in insertion order).
