@@ -35,6 +35,8 @@ export interface ProbeRecord {
 }
 
 export const PROBE_HISTORY_SIZE = 100;
+/** Refused probes (400) kept apart, so that a flood of them cannot push the probes that ran out of the history. */
+export const REFUSALS_KEPT = 20;
 /** Results kept for min_interval, at most: distinct targets beyond it are polled again sooner. */
 export const RECENT_RESULTS_KEPT = 1000;
 
@@ -53,6 +55,7 @@ export class Prober {
   /** The last result per module and target, kept only for modules with a min_interval. */
   private readonly recent = new Map<string, ProbeRun>();
   private readonly records: ProbeRecord[] = [];
+  private readonly refusals: ProbeRecord[] = [];
   /** Bumped whenever the modules change (a reload): sharing and min_interval never cross it. */
   private generation = 0;
   private modulesSeen: ReadonlyMap<string, ModuleConfig> | undefined;
@@ -77,7 +80,7 @@ export class Prober {
       // Only configured names become a label value: the caller chooses the parameter.
       const named = typeof request.module === "string" && this.modules().has(request.module) ? request.module : "";
       this.metrics.count(named, "refused");
-      this.remember({
+      this.remember(this.refusals, REFUSALS_KEPT, {
         module: typeof request.module === "string" ? request.module : "",
         target: typeof request.target === "string" ? redactUrl(request.target) : "",
         result: "refused",
@@ -100,7 +103,7 @@ export class Prober {
     }
     const result = failed.length === 0 ? "success" : "failure";
     this.metrics.count(run.module.name, result);
-    this.remember({
+    this.remember(this.records, PROBE_HISTORY_SIZE, {
       module: run.module.name,
       target: run.target,
       result,
@@ -113,14 +116,14 @@ export class Prober {
     return { status: 200, type: "metrics", body: run.exposition };
   }
 
-  /** The last probes, newest first. */
+  /** The last probes that ran and the last refused, newest first. */
   history(): readonly ProbeRecord[] {
-    return [...this.records].reverse();
+    return [...this.records, ...this.refusals].sort((a, b) => b.id - a.id);
   }
 
   /** The debug account of a probe still in the history. */
   account(id: number): string | undefined {
-    return this.records.find((r) => r.id === id)?.account;
+    return (this.records.find((r) => r.id === id) ?? this.refusals.find((r) => r.id === id))?.account;
   }
 
   /** The modules now; a new set (a reload) starts a generation and drops the results kept for min_interval. */
@@ -193,10 +196,10 @@ export class Prober {
     }
   }
 
-  private remember(record: Omit<ProbeRecord, "id" | "atMs">): void {
+  private remember(list: ProbeRecord[], size: number, record: Omit<ProbeRecord, "id" | "atMs">): void {
     const entry = { id: this.nextId++, atMs: Date.now(), ...record };
-    this.records.push(entry);
-    if (this.records.length > PROBE_HISTORY_SIZE) this.records.shift();
+    list.push(entry);
+    if (list.length > size) list.shift();
     this.log.debug(
       { module: entry.module, target: entry.target, result: entry.result, served: entry.served, detail: entry.detail },
       "probe",

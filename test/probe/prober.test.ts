@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
-import { PROBE_HISTORY_SIZE, Prober, RECENT_RESULTS_KEPT } from "../../src/probe/prober.js";
+import { PROBE_HISTORY_SIZE, Prober, RECENT_RESULTS_KEPT, REFUSALS_KEPT } from "../../src/probe/prober.js";
 import type { ProbeResult } from "../../src/publish/probe-metrics.js";
 import { startFakeUpstream } from "../helpers/fake-upstream.js";
 import { type HeldUpstream, startHeldUpstream } from "../helpers/held-upstream.js";
@@ -14,16 +14,40 @@ const refused = (p: Prober, i: number) =>
   p.probe({ target: `ftp://host-${i}`, module: "prometheus", scrapeTimeoutSeconds: undefined, debug: false });
 
 describe("Prober history", () => {
-  it("keeps the last probes, newest first, and forgets the oldest with their accounts", async () => {
+  it("keeps the last refused probes, newest first, and forgets the oldest with their accounts", async () => {
     const p = prober();
-    for (let i = 0; i < PROBE_HISTORY_SIZE + 5; i++) await refused(p, i);
+    for (let i = 0; i < REFUSALS_KEPT + 5; i++) await refused(p, i);
     const history = p.history();
-    expect(history).toHaveLength(PROBE_HISTORY_SIZE);
-    expect(history[0]?.target).toBe(`ftp://host-${PROBE_HISTORY_SIZE + 4}`);
+    expect(history).toHaveLength(REFUSALS_KEPT);
+    expect(history[0]?.target).toBe(`ftp://host-${REFUSALS_KEPT + 4}`);
     expect(history.at(-1)?.target).toBe("ftp://host-5");
     expect(p.account(1)).toBeUndefined();
     expect(p.account(history[0]?.id as number)).toMatch(/^Probe refused: target must be an http or https URL/);
   });
+
+  it("keeps the probes that ran apart from refused ones: a flood of refusals pushes none of them out", async () => {
+    // Every poll fails at once (404, not retried): a probe that ran all the same.
+    const upstream = await startFakeUpstream((_req, res) => res.writeHead(404).end());
+    const p = prober();
+    const ran = (i: number) =>
+      p.probe({
+        target: `${upstream.url}/t${i}`,
+        module: "alertmanager",
+        scrapeTimeoutSeconds: undefined,
+        debug: false,
+      });
+    for (let i = 0; i < PROBE_HISTORY_SIZE + 1; i++) await ran(i);
+    for (let i = 0; i < 10 * PROBE_HISTORY_SIZE; i++) await refused(p, i);
+    const history = p.history();
+    const kept = history.filter((r) => r.result !== "refused");
+    expect(kept).toHaveLength(PROBE_HISTORY_SIZE);
+    expect(kept.at(-1)?.target).toBe(`${upstream.url}/t1`);
+    expect(p.account(kept.at(-1)?.id as number)).toContain("Probe of");
+    expect(history.filter((r) => r.result === "refused")).toHaveLength(REFUSALS_KEPT);
+    // Newest first across both.
+    expect(history.map((r) => r.id)).toEqual([...history.map((r) => r.id)].sort((a, b) => b - a));
+    await upstream.close();
+  }, 30_000);
 
   it("redacts the password of a refused target in the history and its account", async () => {
     const p = prober();
