@@ -1,6 +1,7 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { type Families, isPacked, packFamilies, packLarge } from "../exposition/pack.js";
+import { excerpt } from "../upstream/excerpt.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
@@ -21,10 +22,12 @@ function resultBuffers(result: PackedResult): Uint8Array[] {
   return buffers;
 }
 
+// An engine error's message may quote a value of the answer: the client-facing detail names the error only.
 const failed = (error: unknown): DecodeResult => ({
   ok: false,
   reason: "invalid_payload",
-  message: `decoder failed: ${String(error)}`,
+  message: `decoder failed (${error instanceof Error ? error.name : typeof error})`,
+  upstreamText: excerpt(String(error)),
 });
 
 /**
