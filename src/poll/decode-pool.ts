@@ -9,7 +9,7 @@ import type { DecodeJob, DecodeOptions, DecodeResult, ParseBudget } from "./deco
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
-import { idleExitMs, mib, startDecoderThread, WARM_HEAP_LIMIT } from "./worker-thread.js";
+import { idleExitMs, mib, startDecoderThread, threadFailure, WARM_HEAP_LIMIT } from "./worker-thread.js";
 
 // Tiny answers (an Alertmanager status) are decoded inline: a worker round trip costs more. The limit
 // is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
@@ -216,15 +216,7 @@ export class DecodePool {
       this.remove(slot);
       this.dispatch(); // waiting jobs get a fresh worker
     };
-    worker.on("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "ERR_WORKER_OUT_OF_MEMORY") {
-        const message = `decoding the answer needed more than --decoder.memory-limit=${mib(this.memoryLimitBytes)}`;
-        fail({ ok: false, reason: "too_large", message });
-      } else {
-        const message = `decoder failed: ${err.name}: ${err.message || "(no message)"}`;
-        fail({ ok: false, reason: "invalid_payload", message });
-      }
-    });
+    worker.on("error", (err: NodeJS.ErrnoException) => fail(threadFailure(err, this.memoryLimitBytes)));
     worker.on("exit", (code) =>
       fail({ ok: false, reason: "invalid_payload", message: `decoder exited with code ${code}` }),
     );

@@ -3,7 +3,7 @@ import type { Endpoint } from "../config/types.js";
 import type { DecodeOptions, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ownMemory, transferList } from "./transferable.js";
-import { idleExitMs, mib, startDecoderThread, WARM_HEAP_LIMIT } from "./worker-thread.js";
+import { idleExitMs, startDecoderThread, threadFailure, WARM_HEAP_LIMIT } from "./worker-thread.js";
 
 /** How a streamed answer ended: decoded, or left to the reference path. */
 export type StreamEnd = { gaveUp: false; result: PackedResult } | { gaveUp: true };
@@ -145,13 +145,7 @@ export class StreamDecoder {
         state.onEnd?.({ gaveUp: false, result });
       }
     };
-    worker.on("error", (err: NodeJS.ErrnoException) => {
-      const message =
-        err.code === "ERR_WORKER_OUT_OF_MEMORY"
-          ? `decoding the answers needed more than --decoder.memory-limit=${mib(this.memoryLimit())}`
-          : `decoder failed: ${err.name}: ${err.message || "(no message)"}`;
-      fail({ ok: false, reason: err.code === "ERR_WORKER_OUT_OF_MEMORY" ? "too_large" : "invalid_payload", message });
-    });
+    worker.on("error", (err: NodeJS.ErrnoException) => fail(threadFailure(err, this.memoryLimit())));
     worker.on("exit", (code) =>
       fail({ ok: false, reason: "invalid_payload", message: `decoder exited with code ${code}` }),
     );

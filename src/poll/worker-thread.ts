@@ -1,4 +1,6 @@
 import { Worker } from "node:worker_threads";
+import { excerpt } from "../upstream/excerpt.js";
+import type { DecodeResult } from "./decode-types.js";
 
 // The build runs plain JS. Under the tests and scripts the sources are TypeScript: the worker then
 // registers tsx's loader before importing its entry.
@@ -37,4 +39,23 @@ export const WARM_HEAP_LIMIT = 64 * 2 ** 20;
 /** How long an idle decoder thread is kept, from the heap its last answer left. */
 export function idleExitMs(heapBytes: number, warmHeapLimitBytes: number): number {
   return heapBytes < warmHeapLimitBytes ? 10 * 60_000 : 1000;
+}
+
+/**
+ * Why the answers of a decoder thread that failed cannot be read. An engine error's message may quote
+ * the answer: the detail names the error only, its message goes to upstreamText (the operator's views).
+ */
+export function threadFailure(err: NodeJS.ErrnoException, memoryLimitBytes: number): DecodeResult {
+  if (err.code === "ERR_WORKER_OUT_OF_MEMORY")
+    return {
+      ok: false,
+      reason: "too_large",
+      message: `decoding the answer needed more than --decoder.memory-limit=${mib(memoryLimitBytes)}`,
+    };
+  return {
+    ok: false,
+    reason: "invalid_payload",
+    message: `decoder failed (${err.name})`,
+    ...(err.message ? { upstreamText: excerpt(err.message) } : {}),
+  };
 }
