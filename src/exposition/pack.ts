@@ -52,8 +52,9 @@ export function sameLines(a: FamilyLines, b: FamilyLines): boolean {
  * Lines cut into members of at most `memberBytes`, at line ends. Each piece is a view of `lines`, so
  * no plain bytes are copied: what is alive beyond the lines is one piece's deflate state and output.
  */
-export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES): PackedLines {
-  const hash = createHash("sha256");
+export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES, knownHash?: string): PackedLines {
+  // The hash of the whole lines, when the caller has it already (pack-cache.ts), is not computed again.
+  const hash = knownHash === undefined ? createHash("sha256") : undefined;
   const members: Uint8Array[] = [];
   const sizes: number[] = [];
   for (let start = 0; start < lines.length; ) {
@@ -64,12 +65,12 @@ export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES): 
       if (newline >= 0) end = start + newline + 1;
     }
     const piece = lines.subarray(start, end);
-    hash.update(piece);
+    hash?.update(piece);
     members.push(gzipSync(piece, { level: constants.Z_BEST_SPEED }));
     sizes.push(piece.length);
     start = end;
   }
-  return { members, sizes, length: lines.length, hash: hash.digest("hex") };
+  return { members, sizes, length: lines.length, hash: hash ? hash.digest("hex") : (knownHash ?? "") };
 }
 
 /** A family's lines packed if they are at least `minBytes`, else as they are. */

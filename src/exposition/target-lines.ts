@@ -26,7 +26,7 @@ export function renderTargets(summary: TargetsSummary, prefix: string): { famili
 export function renderTargetsKept<L>(
   summary: TargetsSummary,
   prefix: string,
-  keep: (lines: Uint8Array) => L,
+  keep: (lines: Uint8Array, name: string) => L,
 ): { families: [name: string, lines: L][]; series: number } {
   const { series, order } = summary;
   const pairsBytes = new Int32Array(series.size);
@@ -45,9 +45,9 @@ export function renderTargetsKept<L>(
     const name = PER_TARGET_FAMILIES[v] as string;
     const lines = familyLines(series, order, pairsBytes, v, `${name}{${prefix}${prefix ? "," : ""}`);
     samples += lines.samples;
-    families.push([name, keep(lines.bytes)]);
+    families.push([name, keep(lines.bytes, name)]);
   }
-  for (const [name, lines] of renderSampleSet(summary.pools, prefix)) families.push([name, keep(lines)]);
+  for (const [name, lines] of renderSampleSet(summary.pools, prefix)) families.push([name, keep(lines, name)]);
   return { families, series: samples + summary.pools.size };
 }
 

@@ -42,7 +42,7 @@ export interface ChunkDecoder {
    * As finish, each family handed to `pack` as soon as it is written: a decoder thread keeps no more
    * than one family's plain lines at a time (500k targets: 63 MB, not 313).
    */
-  finishPacked(pack: (lines: FamilyLines) => FamilyLines): PackedFastDecoded | undefined;
+  finishPacked(pack: (lines: FamilyLines, family: string) => FamilyLines): PackedFastDecoded | undefined;
   /** Why the answer is refused outright (not left to the reference path), if it is. */
   refusal(): { reason: FailureReason; message: string } | undefined;
 }

@@ -1,6 +1,7 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
-import { type Families, isPacked, packFamilies, packLarge } from "../exposition/pack.js";
+import { type Families, type FamilyLines, isPacked, PACK_MIN_BYTES, packFamilies } from "../exposition/pack.js";
+import { PackCache } from "../exposition/pack-cache.js";
 import { excerpt } from "../upstream/excerpt.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
@@ -63,15 +64,20 @@ function reply(to: { kind: "result" } | { kind: "streamed"; id: number }, decode
 /** The heap a job left behind: the pool keeps a small worker warm and ends a large one. */
 const heapBytes = () => getHeapStatistics().total_heap_size;
 
-/** Answers being streamed to this thread, by id. */
-const streams = new Map<number, ChunkDecoder>();
+/** Answers being streamed to this thread, by id, with the labels naming their source. */
+const streams = new Map<number, { decoder: ChunkDecoder; source: string }>();
+
+/** The large families of the last answers, packed: a family of the same bytes is not compressed again. */
+const packed = new PackCache();
+const packFamily = (source: string) => (lines: FamilyLines, family: string) =>
+  isPacked(lines) || lines.byteLength < PACK_MIN_BYTES ? lines : packed.pack(`${source}\n${family}`, lines);
 
 function finishStream(id: number): PackedResult | undefined {
-  const decoder = streams.get(id);
+  const stream = streams.get(id);
   streams.delete(id);
   try {
-    const done = decoder?.finishPacked((lines) => packLarge(lines));
-    const refused = decoder?.refusal();
+    const done = stream?.decoder.finishPacked(packFamily(stream.source));
+    const refused = stream?.decoder.refusal();
     if (refused) return { ok: false, ...refused };
     return done && { ok: true, ...done };
   } catch (error) {
@@ -104,12 +110,11 @@ parentPort?.on("message", (message: DecoderRequest) => {
     case "open": {
       const spec = ENDPOINTS[message.endpoint];
       const decoder = spec.stream?.(message.options);
-      if (decoder) streams.set(message.id, decoder);
+      if (decoder) streams.set(message.id, { decoder, source: message.options.labelPrefix });
       return;
     }
     case "chunk": {
-      const decoder = streams.get(message.id);
-      const more = decoder?.write(message.bytes) ?? false;
+      const more = streams.get(message.id)?.decoder.write(message.bytes) ?? false;
       parentPort?.postMessage({ kind: "ack", id: message.id, bytes: message.bytes.byteLength, gaveUp: !more });
       return;
     }

@@ -65,11 +65,11 @@ export class TargetsDecoder implements ChunkDecoder {
     return this.finishKept((lines) => lines);
   }
 
-  finishPacked(pack: (lines: FamilyLines) => FamilyLines): PackedFastDecoded | undefined {
+  finishPacked(pack: (lines: FamilyLines, family: string) => FamilyLines): PackedFastDecoded | undefined {
     return this.finishKept(pack);
   }
 
-  private finishKept<L>(keep: (lines: Uint8Array) => L) {
+  private finishKept<L>(keep: (lines: Uint8Array, family: string) => L) {
     if (this.tooMany || this.overLimit) return undefined;
     const scanned = this.reader.end();
     if (scanned === undefined) return undefined;

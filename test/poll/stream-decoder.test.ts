@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { targetsAnswer } from "../../scripts/bench/generate.js";
+import { isPacked } from "../../src/exposition/pack.js";
+import { plainText } from "../../src/exposition/unpack.js";
 import { StreamDecoder } from "../../src/poll/stream-decoder.js";
+import { decodeTargetsFast } from "../../src/poll/targets-fast-path.js";
 import { waitFor } from "../harness/processes.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 
@@ -11,6 +14,7 @@ async function decodeOn(decoder: StreamDecoder, text: Buffer) {
   expect(await stream.write(Buffer.from(text))).toBe(true); // a copy: the chunk is moved to the thread
   const end = await stream.end(60_000);
   expect(!end.gaveUp && end.result.ok).toBe(true);
+  return end;
 }
 
 describe("StreamDecoder", () => {
@@ -26,5 +30,20 @@ describe("StreamDecoder", () => {
     await decodeOn(large, text);
     await decodeOn(small, text);
     expect([large.started, small.started]).toEqual([2, 1]);
+  });
+
+  it("gives the same families for the same answer again, large ones packed from the members it kept", async () => {
+    const text = Buffer.from(targetsAnswer(3000));
+    const expected = decodeTargetsFast(text, options)?.families ?? [];
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    for (let round = 0; round < 3; round++) {
+      const end = await decodeOn(decoder, text);
+      const families = !end.gaveUp && end.result.ok ? end.result.families : [];
+      expect(families.map(([name]) => name)).toEqual(expected.map(([name]) => name));
+      expect(families.filter(([, lines]) => isPacked(lines)).length).toBeGreaterThan(0);
+      for (const [i, [, lines]] of families.entries())
+        expect((await plainText([lines])).equals(Buffer.from((expected[i] as [string, Uint8Array])[1]))).toBe(true);
+    }
+    expect(decoder.started).toBe(1);
   });
 });

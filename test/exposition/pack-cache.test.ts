@@ -1,0 +1,52 @@
+import { gunzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { type PackedLines, packLines } from "../../src/exposition/pack.js";
+import { PackCache } from "../../src/exposition/pack-cache.js";
+
+/** `count` sample lines, `seed` changing their values. */
+function lines(count: number, seed = 0): Buffer {
+  let text = "";
+  for (let i = 0; i < count; i++)
+    text += `promstatus_target_up{source="p",instance="host-${i}:9100"} ${(i + seed) % 2}\n`;
+  return Buffer.from(text);
+}
+
+const plain = (packed: PackedLines) => gunzipSync(Buffer.concat(packed.members));
+/** Moves the members away, as a decoder thread does when it hands them to the main thread. */
+const moveAway = (packed: PackedLines) =>
+  structuredClone(packed, { transfer: packed.members.map((m) => m.buffer as ArrayBuffer) });
+
+describe("PackCache", () => {
+  it("gives a family of the same bytes its kept members, and compresses changed bytes anew", () => {
+    const cache = new PackCache();
+    const first = cache.pack("p\nup", lines(20_000));
+    const expected = packLines(lines(20_000));
+    expect(first.hash).toBe(expected.hash);
+    expect(plain(first).equals(lines(20_000))).toBe(true);
+    moveAway(first); // what was handed out is gone from this thread; the cache keeps its own copy
+
+    const again = cache.pack("p\nup", lines(20_000));
+    expect(cache.hits).toBe(1);
+    expect(again).toMatchObject({ hash: expected.hash, length: expected.length, sizes: expected.sizes });
+    expect(plain(again).equals(lines(20_000))).toBe(true);
+
+    const changed = cache.pack("p\nup", lines(20_000, 1));
+    expect(cache.hits).toBe(1);
+    expect(plain(changed).equals(lines(20_000, 1))).toBe(true);
+    // The same bytes under another key (another source or family) are not taken for this one's.
+    cache.pack("q\nup", lines(20_000, 1));
+    expect(cache.hits).toBe(1);
+    cache.pack("p\nup", lines(20_000, 1));
+    expect(cache.hits).toBe(2);
+  });
+
+  it("keeps no more than its byte budget, the oldest keys going first", () => {
+    const one = packLines(lines(20_000)).members.reduce((n, m) => n + m.byteLength, 0);
+    const cache = new PackCache(Math.floor(2.5 * one));
+    for (const key of ["a", "b", "c"]) cache.pack(key, lines(20_000));
+    cache.pack("c", lines(20_000)); // kept
+    cache.pack("b", lines(20_000)); // kept
+    cache.pack("a", lines(20_000)); // went first, to make room for c
+    expect(cache.hits).toBe(2);
+  });
+});
