@@ -21,6 +21,7 @@ function describeModule(m: ModuleConfig): string[] {
     `  timeout: ${m.timeoutMs / 1000}s`,
     `  max_response_size: ${m.maxResponseBytes} bytes`,
     `  min_interval: ${m.minIntervalMs / 1000}s`,
+    `  series_limit: ${m.seriesLimit === 0 ? "none" : m.seriesLimit}`,
     `  allowed_targets: ${m.allowedTargets.length === 0 ? "any" : m.allowedTargets.map((r) => r.source).join(", ")}`,
     `  credentials: ${auth}; headers: ${Object.keys(http.headers).join(", ") || "none"} (values not shown)`,
   ];

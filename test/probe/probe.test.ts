@@ -37,6 +37,8 @@ describe("runProbe", () => {
     expect(samplesOf(text, "promstatus_target_up", { source: upstream.url })).toHaveLength(3000);
     expect(promtoolCheckMetrics(text).status).toBe(0);
     expect(debugAnswer(run, { how: "polled" })).toContain(linesText(up));
+    // The module's settings, the series limit a hostile answer is held to among them.
+    expect(debugAnswer(run, { how: "polled" })).toContain("\n  series_limit: 100000\n");
   });
 });
 
