@@ -22,6 +22,8 @@ export class TargetsDecoder implements ChunkDecoder {
   private readonly kept: ActiveTarget[] | undefined;
   private readonly reader: TargetsAnswerReader;
   private targets = 0;
+  /** Pools met only among the dropped targets' (their counts are kept). */
+  private droppedPools = 0;
   private tooMany = false;
   private overLimit = false;
 
@@ -31,12 +33,15 @@ export class TargetsDecoder implements ChunkDecoder {
     const maxTargets = options.maxTargets ?? Number.POSITIVE_INFINITY;
     this.summariser = summariser;
     this.kept = kept;
+    // A pool's summary (counts by health and reason, then its samples) weighs as much as many targets.
+    const overBudget = () => {
+      if (this.targets + POOL_WEIGHT * (summariser.poolCount + this.droppedPools) <= maxTargets) return;
+      this.tooMany = true;
+      throw new Error("too many targets"); // stops the reader: the rest is not read
+    };
     this.reader = new TargetsAnswerReader(labelNamesRead(options.targetLabels), (target) => {
-      // A pool's summary (counts by health and reason, then its samples) weighs as much as many targets.
-      if (++this.targets + POOL_WEIGHT * summariser.poolCount > maxTargets) {
-        this.tooMany = true;
-        throw new Error("too many targets"); // stops the reader: the rest is not read
-      }
+      this.targets++;
+      overBudget();
       summariser.add(target);
       kept?.push(target);
       // Refused as soon as it must be: the rest of a hostile answer is neither read nor kept.
@@ -45,6 +50,12 @@ export class TargetsDecoder implements ChunkDecoder {
         throw new Error("over series_limit");
       }
     });
+    // The dropped targets are counted by pool, not kept: only their pools weigh (a dropped pool may have
+    // no active target; one that has is counted twice, a bound and not an exact figure).
+    this.reader.onDroppedPool = () => {
+      this.droppedPools++;
+      overBudget();
+    };
   }
 
   refusal() {

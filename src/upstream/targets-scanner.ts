@@ -562,7 +562,13 @@ export class TargetsAnswerReader {
   private topSeen = 0;
   private dataSeen = 0;
   private status = false;
-  private dropped: { scrapePool: string }[] | undefined;
+  /**
+   * Dropped targets counted by pool as they are read, not kept: a server lists every target it dropped
+   * (often many more than it scrapes), and only the count per pool is published.
+   */
+  private readonly dropped = new Map<string, number>();
+  /** Called for each pool first met among the dropped targets (what the count keeps grows by one). */
+  onDroppedPool: () => void = () => {};
   private counts: Record<string, number> | null | undefined;
   /** The bytes of a value cut by a chunk's end, and how the value is to be read once whole. */
   private carry = Buffer.alloc(0);
@@ -606,16 +612,9 @@ export class TargetsAnswerReader {
       this.failed = true;
       return undefined;
     }
-    const counts = this.counts;
-    return {
-      status: "success",
-      data: {
-        activeTargets: [],
-        // Only read when the server does not count them itself.
-        droppedTargets: counts ? [] : (this.dropped ?? []),
-        ...(counts !== undefined ? { droppedTargetCounts: counts } : {}),
-      },
-    };
+    // The server's own counts when it sent them, else those of the list, as convert/targets.ts reads either.
+    const counts = this.counts || fromEntries(this.dropped);
+    return { status: "success", data: { activeTargets: [], droppedTargets: [], droppedTargetCounts: counts } };
   }
 
   /** The skeleton from b[p]: punctuation here, whole values to the scanner. */
@@ -682,10 +681,7 @@ export class TargetsAnswerReader {
     if (k < 0) return this.whole(b, p, Read.Skip);
     if (c === 0x6e) return this.whole(b, p, Read.Null);
     if (k === 0) return this.enter(c, OPEN_ARRAY, Level.Active, p);
-    if (k === 1) {
-      this.dropped = [];
-      return this.enter(c, OPEN_ARRAY, Level.Dropped, p);
-    }
+    if (k === 1) return this.enter(c, OPEN_ARRAY, Level.Dropped, p);
     return this.whole(b, p, Read.Counts);
   }
 
@@ -813,11 +809,22 @@ export class TargetsAnswerReader {
       case Read.Target:
         if (value !== undefined) this.onTarget(value as ActiveTarget);
         return;
-      case Read.DroppedTarget:
-        this.dropped?.push(value as { scrapePool: string });
+      case Read.DroppedTarget: {
+        const pool = (value as { scrapePool: string }).scrapePool;
+        const n = this.dropped.get(pool);
+        if (n === undefined) this.onDroppedPool();
+        this.dropped.set(pool, (n ?? 0) + 1);
         return;
+      }
     }
   }
+}
+
+/** A record of the entries, "__proto__" an own key like any other (as JSON.parse makes it). */
+function fromEntries(entries: Map<string, number>): Record<string, number> {
+  const record: Record<string, number> = Object.create(null);
+  for (const [key, n] of entries) record[key] = n;
+  return record;
 }
 
 /** A carry that grew past this for one large value is let go rather than kept for the next. */

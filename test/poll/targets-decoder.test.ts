@@ -36,6 +36,33 @@ describe("TargetsDecoder: the targets budget", () => {
     expect(fits.finish()?.series).toBeGreaterThan(40);
   });
 
+  it("counts dropped targets by pool, each pool weighing as an active one's: many dropped in few pools fit", () => {
+    const answer = (pools: number) =>
+      Buffer.from(
+        JSON.stringify({
+          status: "success",
+          data: {
+            activeTargets: [{ labels: { instance: "i" }, scrapePool: "p" }],
+            droppedTargets: Array.from({ length: 20_000 }, (_, i) => ({
+              discoveredLabels: { job: `pool-${i % pools}` },
+            })),
+          },
+        }),
+      );
+    // 20k dropped targets in 3 pools: nothing but 3 counts kept, well within 200.
+    const few = new TargetsDecoder({ ...options, maxTargets: 200 });
+    expect(few.write(answer(3))).toBe(true);
+    const served = few.finish();
+    expect(served?.series).toBeGreaterThan(3);
+    const dropped = served?.families.find(([name]) => name === "promstatus_targets_dropped")?.[1];
+    expect(Buffer.from(dropped ?? []).toString()).toContain('scrape_pool="pool-0"} 6667\n');
+    // In 20k pools they are 20k counts to keep: refused, and reading stopped there.
+    const many = new TargetsDecoder({ ...options, maxTargets: 200 });
+    expect(many.write(answer(20_000))).toBe(false);
+    expect(many.finish()).toBeUndefined();
+    expect(many.refusal()?.reason).toBe("too_large");
+  });
+
   it("serves an answer within the budget", () => {
     const decoder = new TargetsDecoder({ ...options, maxTargets: 200 + 8 * 32 }); // 200 targets in 8 pools
     expect(decoder.write(Buffer.from(targetsAnswer(200)))).toBe(true);
