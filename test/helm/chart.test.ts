@@ -118,6 +118,14 @@ describe("Helm chart, standalone (default values)", () => {
     expect(parseFlags([arg(render({ decoderMemoryLimit: "1GiB" }))]).decoderMemoryLimitBytes).toBe(2 ** 30);
   });
 
+  it("passes --probe.max-concurrent only when set, as a value the exporter accepts", () => {
+    const args = (ms: Manifest[]) => one(ms, "Deployment").spec.template.spec.containers[0].args as string[];
+    expect(args(manifests).some((a) => a.startsWith("--probe.max-concurrent"))).toBe(false);
+    const set = args(render({ probeMaxConcurrent: 12 })).filter((a) => a.startsWith("--probe.max-concurrent"));
+    expect(set).toEqual(["--probe.max-concurrent=12"]);
+    expect(parseFlags(set).probeMaxConcurrent).toBe(12);
+  });
+
   it("rolls the pods when the config changes", () => {
     const checksum = (ms: Manifest[]) => one(ms, "Deployment").spec.template.metadata.annotations["checksum/config"];
     const other = render({ config: { sources: [{ name: "x", kind: "prometheus", url: "http://x:9090" }] } });
