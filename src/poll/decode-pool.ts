@@ -11,9 +11,13 @@ import { type DecodeStream, StreamDecoder } from "./stream-decoder.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { idleExitMs, mib, startDecoderThread, threadFailure, WARM_HEAP_LIMIT } from "./worker-thread.js";
 
-// Tiny answers (an Alertmanager status) are decoded inline: a worker round trip costs more. The limit
-// is low because a gzipped body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
+// Tiny answers are decoded inline: a worker round trip costs more. The limit is low because a gzipped
+// body may be 20x larger decompressed (a 100 KB tsdb answer is 1.7 MB).
 const INLINE_LIMIT = 32 * 1024;
+// Only where decoding is linear in the answer's size. An Alertmanager status carries its config as YAML,
+// whose parse is not: 32 KB of `[[[…` took ~0.5 s of the event loop, so that answer always goes to a
+// worker, where the poll's time budget can end it.
+const NEVER_INLINE: ReadonlySet<Endpoint> = new Set(["status"]);
 
 // A whole answer is read up to a quarter of the limit as JSON (80 MiB of 320: a 100k-target answer is
 // 76 MB). JSON.parse cannot be interrupted, so a heap exhausted inside it aborts the whole process, and
@@ -36,7 +40,7 @@ const HEAP_PER_TARGET = 280;
  * Inflating at most INLINE_LIMIT bytes to find out costs microseconds.
  */
 function smallEnoughInline(job: DecodeJob): DecodeJob | undefined {
-  if (job.body.byteLength > INLINE_LIMIT) return undefined;
+  if (job.body.byteLength > INLINE_LIMIT || NEVER_INLINE.has(job.endpoint)) return undefined;
   if (!job.encoding || job.encoding === "identity") return job;
   if (job.encoding !== "gzip" && job.encoding !== "x-gzip") return job; // refused by the decoder
   try {

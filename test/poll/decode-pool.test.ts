@@ -36,6 +36,42 @@ describe("DecodePool", () => {
   });
 });
 
+describe("DecodePool: Alertmanager status", () => {
+  // Its config is YAML, whose parse is not linear in its size: 32 KB of "[" took ~0.5 s.
+  const status = (original: string) =>
+    JSON.stringify({
+      cluster: { name: "x", status: "ready", peers: [] },
+      config: { original },
+      uptime: "2024-01-01T00:00:00Z",
+      versionInfo: { branch: "b", buildDate: "d", buildUser: "u", goVersion: "g", revision: "r", version: "v" },
+    });
+  const statusJob = (body: string): DecodeJob => ({
+    endpoint: "status",
+    body: gzipSync(body),
+    encoding: "gzip",
+    options: decodeOptions(),
+  });
+
+  it("is never decoded on the event loop, however small", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const small = status("route: {receiver: x}\nreceivers: [{name: x}]\n");
+    expect(small.length).toBeLessThan(1024);
+    expect((await pool.decode(statusJob(small))).ok).toBe(true);
+    expect(pool.offloaded).toBe(1);
+  });
+
+  it("whose YAML takes longer than the time left is ended there, and the next answer is decoded", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const plain = statusJob(status("route: {receiver: x}\nreceivers: [{name: x}]\n"));
+    expect((await pool.decode({ ...plain, body: Buffer.from(plain.body) })).ok).toBe(true); // a warm worker
+    const slow = status("[".repeat(32 * 1024 - 300));
+    expect(slow.length).toBeLessThan(32 * 1024);
+    expect(await pool.decode(statusJob(slow), 50)).toMatchObject({ ok: false, reason: "timeout" });
+    expect((await pool.decode(plain)).ok).toBe(true);
+    expect(pool.started).toBe(2); // the slow one's worker was ended
+  });
+});
+
 describe("DecodePool: worker lifetime", () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const text = targetsAnswer(2000); // 1.5 MB: decoded in a worker
