@@ -22,6 +22,10 @@ export interface ProbeRequest {
 /** A request /probe can honour: the module it names and the target, checked. */
 export interface ValidProbe {
   module: ModuleConfig;
+  /**
+   * The target as it is fetched (plain-url.ts `base`: scheme and host lower case, no default port, no
+   * trailing slashes): spellings of one URL share a poll, a min_interval result and a `source` label.
+   */
   target: string;
 }
 
@@ -59,7 +63,7 @@ export function validateProbe(modules: ReadonlyMap<string, ModuleConfig>, reques
     const hint = onlyWithPath(patterns, plain) ? " (a pattern that allows a path names it as optional: (/path)?)" : "";
     return `target "${redactUrl(target)}" is not in allowed_targets of module "${moduleName}"${hint}`;
   }
-  return { module, target };
+  return { module, target: plain.base };
 }
 
 /**
@@ -73,7 +77,7 @@ export function probeTimeoutMs(moduleTimeoutMs: number, header: string | undefin
 }
 
 /**
- * The source a probe polls: the module's settings, the target's URL, `source` the target as given.
+ * The source a probe polls: the module's settings, the target's URL, `source` the target (as fetched, once checked).
  * A checked target is fetched as the parser reads it (plain-url.ts), the URL allowed_targets judged;
  * redirects stay within allowed_targets too.
  */

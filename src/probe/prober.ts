@@ -4,6 +4,7 @@ import type { ModuleConfig } from "../config/types.js";
 import type { ProbeMetrics } from "../publish/probe-metrics.js";
 import { debugAccount, debugAnswer, type Served } from "./debug-account.js";
 import { type ProbeRequest, type ProbeRun, runProbe, type ValidProbe, validateProbe } from "./probe.js";
+import { RECENT_BUDGET, type RecentBudget, RecentResults } from "./recent-results.js";
 
 export type ProbeResponse =
   | { status: 200; type: "metrics"; body: Buffer }
@@ -13,6 +14,8 @@ export type ProbeResponse =
 export interface ProberLimits {
   /** Polls of upstreams at once (--probe.max-concurrent); a probe that would start another gets 503. */
   maxConcurrent: number;
+  /** What the results kept for min_interval may hold (recent-results.ts); RECENT_BUDGET by default. */
+  recent?: RecentBudget;
 }
 
 // Polls mostly end within a second, and the limit is reached by bursts: one second is a fair guess of
@@ -38,11 +41,9 @@ export const PROBE_HISTORY_SIZE = 100;
 /** Refused probes (400) kept apart, so that a flood of them cannot push the probes that ran out of the history. */
 export const REFUSALS_KEPT = 20;
 /** Results kept for min_interval, at most: distinct targets beyond it are polled again sooner. */
-export const RECENT_RESULTS_KEPT = 1000;
+export const RECENT_RESULTS_KEPT = RECENT_BUDGET.count;
 
 const NO_METRICS: ProbeMetrics = { count() {} };
-
-const finishedAtMs = (run: ProbeRun) => run.startedAt + run.durationSeconds * 1000;
 
 /**
  * Serves /probe: identical probes in flight share one poll (the two Prometheus servers of an HA pair
@@ -53,7 +54,7 @@ const finishedAtMs = (run: ProbeRun) => run.startedAt + run.durationSeconds * 10
 export class Prober {
   private readonly inFlight = new Map<string, Promise<ProbeRun>>();
   /** The last result per module and target, kept only for modules with a min_interval. */
-  private readonly recent = new Map<string, ProbeRun>();
+  private readonly recent: RecentResults;
   private readonly records: ProbeRecord[] = [];
   private readonly refusals: ProbeRecord[] = [];
   /** Bumped whenever the modules change (a reload): sharing and min_interval never cross it. */
@@ -67,11 +68,18 @@ export class Prober {
     private readonly log: Logger,
     private readonly limits: ProberLimits = { maxConcurrent: Number.POSITIVE_INFINITY },
     private readonly metrics: ProbeMetrics = NO_METRICS,
-  ) {}
+  ) {
+    this.recent = new RecentResults(limits.recent);
+  }
 
   /** Upstream polls running now; probes sharing one count once, cached answers not at all. */
   get pollsInFlight(): number {
     return this.inFlight.size;
+  }
+
+  /** Exposition bytes of the results kept for min_interval. */
+  get recentBytes(): number {
+    return this.recent.bytes;
   }
 
   async probe(request: ProbeRequest & { debug: boolean }): Promise<ProbeResponse> {
@@ -168,10 +176,7 @@ export class Prober {
     const generation = this.generation;
     const key = `${generation}\0${module.name}\0${target}`;
     const cached = this.recent.get(key);
-    if (cached) {
-      const ageMs = Date.now() - finishedAtMs(cached);
-      if (ageMs < module.minIntervalMs) return { run: cached, served: { how: "cached", ageSeconds: ageMs / 1000 } };
-    }
+    if (cached) return { run: cached.run, served: { how: "cached", ageSeconds: cached.ageMs / 1000 } };
     const running = this.inFlight.get(key);
     if (running) return { run: await running, served: { how: "shared" } };
     // No await between this check and the set below: probes arriving together cannot all pass it.
@@ -179,21 +184,13 @@ export class Prober {
     const started = runProbe(valid, scrapeTimeout, this.offsetMs).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, started);
     const run = await started;
-    if (module.minIntervalMs > 0 && generation === this.generation) {
-      this.forgetExpired();
-      this.recent.set(key, run);
-      // Bounded whatever callers probe: the oldest result goes first (a Map iterates in insertion order).
-      if (this.recent.size > RECENT_RESULTS_KEPT) this.recent.delete(this.recent.keys().next().value as string);
+    if (module.minIntervalMs > 0 && generation === this.generation && !this.recent.set(key, run)) {
+      this.log.debug(
+        { module: module.name, target: run.target, bytes: run.exposition.byteLength },
+        "probe result too large to keep for min_interval",
+      );
     }
     return { run, served: { how: "polled" } };
-  }
-
-  /** Drops results older than their module's min_interval, so targets that went away cost nothing. */
-  private forgetExpired(): void {
-    const now = Date.now();
-    for (const [key, run] of this.recent) {
-      if (now - finishedAtMs(run) >= run.module.minIntervalMs) this.recent.delete(key);
-    }
   }
 
   private remember(list: ProbeRecord[], size: number, record: Omit<ProbeRecord, "id" | "atMs">): void {

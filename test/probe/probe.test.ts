@@ -53,7 +53,11 @@ describe("probe target checks", () => {
     );
     expect(
       validateProbe(modules, { target: "http://host:9090/", module: "prometheus", scrapeTimeoutSeconds: undefined }),
-    ).toMatchObject({ target: "http://host:9090/" });
+    ).toMatchObject({ target: "http://host:9090" });
+    // The target as fetched: probes of it share a poll, a min_interval result and a `source` label.
+    expect(
+      validateProbe(modules, { target: "HTTPS://Host:443//", module: "prometheus", scrapeTimeoutSeconds: undefined }),
+    ).toMatchObject({ target: "https://host" });
   });
 
   // A run of slashes that does not end the target made `/\/+$/` quadratic (220 ms for 16,000, minutes

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
 import { PROBE_HISTORY_SIZE, Prober, RECENT_RESULTS_KEPT, REFUSALS_KEPT } from "../../src/probe/prober.js";
 import type { ProbeResult } from "../../src/publish/probe-metrics.js";
-import { startFakeUpstream } from "../helpers/fake-upstream.js";
+import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
 import { type HeldUpstream, startHeldUpstream } from "../helpers/held-upstream.js";
 
 // The probe history without network: refused probes never reach an upstream.
@@ -152,4 +152,65 @@ describe("Prober min_interval results", () => {
     expect(p.history()[0]?.served).toBe("polled");
     await upstream.close();
   }, 60_000);
+});
+
+describe("Prober min_interval results, by bytes and by the target as fetched", () => {
+  const cached = parseConfig(
+    "modules:\n  slow: {kind: alertmanager, min_interval: 10m}\n",
+    "/tmp/exporter.yml",
+  ).modules;
+  let upstream: FakeUpstream;
+  beforeEach(async () => {
+    // Every poll fails at once (404, not retried); its result (the poll's own series) is kept all the same.
+    upstream = await startFakeUpstream((_req, res) => res.writeHead(404).end());
+  });
+  afterEach(() => upstream.close());
+  const asker = (p: Prober) => (target: string) =>
+    p.probe({ target, module: "slow", scrapeTimeoutSeconds: undefined, debug: false });
+  /** The exposition bytes of one result (every target below is as long as /t1). */
+  const oneResult = async () => {
+    const p = new Prober(() => cached, 500, pino({ level: "silent" }));
+    await asker(p)(`${upstream.url}/t0`);
+    return p.recentBytes;
+  };
+
+  it("keeps results within a byte budget, whatever their count: the oldest go first", async () => {
+    const size = await oneResult();
+    expect(size).toBeGreaterThan(0);
+    // Results differ by a few bytes (durations): room for two of them, not three.
+    const budget = { count: 1000, bytes: Math.floor(2.5 * size), entryBytes: 2 * size };
+    const p = new Prober(() => cached, 500, pino({ level: "silent" }), { maxConcurrent: 8, recent: budget });
+    const ask = asker(p);
+    for (let i = 1; i <= 5; i++) await ask(`${upstream.url}/t${i}`);
+    expect(p.recentBytes).toBeGreaterThan(1.5 * size);
+    expect(p.recentBytes).toBeLessThanOrEqual(budget.bytes);
+    await ask(`${upstream.url}/t5`);
+    expect(p.history()[0]?.served).toBe("cached");
+    await ask(`${upstream.url}/t1`); // pushed out by bytes, not by count
+    expect(p.history()[0]?.served).toBe("polled");
+  });
+
+  it("does not keep a result larger than the per-result share", async () => {
+    const size = await oneResult();
+    const budget = { count: 1000, bytes: 100 * size, entryBytes: Math.floor(size / 2) };
+    const p = new Prober(() => cached, 500, pino({ level: "silent" }), { maxConcurrent: 8, recent: budget });
+    const ask = asker(p);
+    await ask(`${upstream.url}/t1`);
+    expect(p.recentBytes).toBe(0);
+    await ask(`${upstream.url}/t1`);
+    expect(p.history()[0]?.served).toBe("polled");
+    expect(upstream.requests).toHaveLength(2 + 1); // one for oneResult()
+  });
+
+  it("serves one result to spellings of a target that are fetched alike, labelled as fetched", async () => {
+    const p = new Prober(() => cached, 500, pino({ level: "silent" }));
+    const ask = asker(p);
+    const first = await ask(`${upstream.url}/t/`);
+    const loud = await ask(`${upstream.url.replace("http://", "HTTP://")}/t///`);
+    expect(p.history().map((r) => r.served)).toEqual(["cached", "polled"]);
+    expect(upstream.requests).toHaveLength(1);
+    expect(loud).toEqual(first);
+    expect(String(first.body)).toContain(`source="${upstream.url}/t"`);
+    expect(String(first.body)).not.toContain(`source="${upstream.url}/t/"`);
+  });
 });
