@@ -64,7 +64,19 @@ export function debugAccount(run: ProbeRun, served: Served): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The whole debug answer: the account, then the metrics the probe serves. */
-export function debugAnswer(run: ProbeRun, served: Served): string {
-  return `${debugAccount(run, served)}\nMetrics that would have been returned:\n${run.exposition.toString("utf8")}`;
+/**
+ * Metrics quoted by a debug answer, at most: each answer is a string of its own, held while its client
+ * reads, so 25 slow readers of a 100k-series probe held 4.7 GB. The answer without debug has them all.
+ */
+export const DEBUG_METRICS_BYTES = 2 ** 20;
+
+/** The debug answer: the account, then the metrics the probe serves, cut at a line end past `limit` bytes. */
+export function debugAnswer(run: ProbeRun, served: Served, limit = DEBUG_METRICS_BYTES): string {
+  const { exposition } = run;
+  const head = `${debugAccount(run, served)}\nMetrics that would have been returned:\n`;
+  if (exposition.byteLength <= limit) return head + exposition.toString("utf8");
+  // Only the quoted part is turned into a string, never the whole exposition.
+  const cut = exposition.lastIndexOf(0x0a, limit - 1) + 1;
+  const left = exposition.byteLength - cut;
+  return `${head}${exposition.toString("utf8", 0, cut)}# ... ${left} more bytes of metrics left out of this debug answer (the first ${cut} of ${exposition.byteLength} are above); the answer without debug=true has them all.\n`;
 }

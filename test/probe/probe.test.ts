@@ -3,7 +3,7 @@ import { targetsAnswer } from "../../scripts/bench/generate.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { ModuleConfig } from "../../src/config/types.js";
 import { isPacked } from "../../src/exposition/pack.js";
-import { debugAnswer } from "../../src/probe/debug-account.js";
+import { DEBUG_METRICS_BYTES, debugAnswer } from "../../src/probe/debug-account.js";
 import { runProbe } from "../../src/probe/probe.js";
 import { samplesOf } from "../helpers/exposition.js";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
@@ -36,9 +36,25 @@ describe("runProbe", () => {
     expect(text).toContain(linesText(up));
     expect(samplesOf(text, "promstatus_target_up", { source: upstream.url })).toHaveLength(3000);
     expect(promtoolCheckMetrics(text).status).toBe(0);
-    expect(debugAnswer(run, { how: "polled" })).toContain(linesText(up));
+    const whole = run.exposition.byteLength;
+    expect(debugAnswer(run, { how: "polled" }, whole)).toContain(linesText(up));
     // The module's settings, the series limit a hostile answer is held to among them.
     expect(debugAnswer(run, { how: "polled" })).toContain("\n  series_limit: 100000\n");
+
+    // Quoted up to a bound, cut at a line end: each debug answer is a string of its own.
+    expect(whole).toBeGreaterThan(DEBUG_METRICS_BYTES);
+    const cutAnswer = debugAnswer(run, { how: "polled" });
+    const [account, quoted] = cutAnswer.split("Metrics that would have been returned:\n") as [string, string];
+    expect(cutAnswer.length).toBeLessThan(account.length + DEBUG_METRICS_BYTES + 300);
+    const lines = quoted.split("\n");
+    const note = lines.at(-2) as string;
+    const kept = `${lines.slice(0, -2).join("\n")}\n`;
+    expect(kept.length).toBeLessThanOrEqual(DEBUG_METRICS_BYTES);
+    expect(text.startsWith(kept)).toBe(true);
+    expect(note).toBe(
+      `# ... ${whole - kept.length} more bytes of metrics left out of this debug answer (the first ${kept.length} of ${whole} are above); the answer without debug=true has them all.`,
+    );
+    expect(debugAnswer(run, { how: "polled" }, 10)).toMatch(/returned:\n# \.\.\. \d+ more bytes/);
   });
 });
 
