@@ -8,6 +8,7 @@ import { assembleExposition } from "../publish/render.js";
 import { applyOutcome, type SourceState } from "../publish/source-state.js";
 import { plainUrl, withoutTrailingSlashes } from "../upstream/plain-url.js";
 import { onlyWithPath, targetAllowed } from "../upstream/url-patterns.js";
+import { PROBE_EXPOSITION_BYTES, withinExpositionBudget } from "./exposition-budget.js";
 
 // The multi-target pattern of blackbox_exporter: Prometheus discovers the upstreams and scrapes
 // /probe?target=<base URL>&module=<name>; the exporter polls that upstream while it is scraped.
@@ -98,11 +99,15 @@ export function probeSource(module: ModuleConfig, target: string, timeoutMs: num
   };
 }
 
-/** Polls every endpoint of the target's kind now, each within the budget. Never throws. */
+/**
+ * Polls every endpoint of the target's kind now, each within the time budget, and builds the answer
+ * if its series fit in `maxExpositionBytes` (the largest endpoints fail as too_large otherwise). Never throws.
+ */
 export async function runProbe(
   { module, target }: ValidProbe,
   scrapeTimeoutSeconds: string | undefined,
   offsetMs: number,
+  maxExpositionBytes = PROBE_EXPOSITION_BYTES,
 ): Promise<ProbeRun> {
   const timeoutMs = probeTimeoutMs(module.timeoutMs, scrapeTimeoutSeconds, offsetMs);
   const timeoutSource =
@@ -112,13 +117,14 @@ export async function runProbe(
   const source = probeSource(module, target, timeoutMs);
   const startedAt = Date.now();
   const started = performance.now();
-  const endpoints = await Promise.all(
+  const polled = await Promise.all(
     endpointsOf(source).map(async (endpoint) => ({
       endpoint,
       url: redactUrl(requestUrl(source, endpoint)),
       outcome: await pollEndpoint(source, endpoint, undefined, probeDecodePool),
     })),
   );
+  const endpoints = withinExpositionBudget(polled, maxExpositionBytes);
   const state: SourceState = {
     config: source,
     endpoints: new Map(endpoints.map(({ endpoint, outcome }) => [endpoint, applyOutcome(undefined, outcome)])),

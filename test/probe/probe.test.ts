@@ -5,7 +5,7 @@ import type { ModuleConfig } from "../../src/config/types.js";
 import { isPacked } from "../../src/exposition/pack.js";
 import { DEBUG_METRICS_BYTES, debugAnswer } from "../../src/probe/debug-account.js";
 import { runProbe } from "../../src/probe/probe.js";
-import { samplesOf } from "../helpers/exposition.js";
+import { samplesOf, valueIn } from "../helpers/exposition.js";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
 import { linesText } from "../helpers/families.js";
 import { fixtureText } from "../helpers/fixtures.js";
@@ -55,6 +55,33 @@ describe("runProbe", () => {
       `# ... ${whole - kept.length} more bytes of metrics left out of this debug answer (the first ${kept.length} of ${whole} are above); the answer without debug=true has them all.`,
     );
     expect(debugAnswer(run, { how: "polled" }, 10)).toMatch(/returned:\n# \.\.\. \d+ more bytes/);
+  });
+});
+
+describe("runProbe exposition budget", () => {
+  it("fails the largest endpoint as too_large when the answer's series would exceed the budget", async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      if (req.url?.startsWith("/api/v1/targets")) res.writeHead(200).end(targetsAnswer(3000));
+      else res.writeHead(200).end(fixtureText("upstream/prometheus-tsdb.json"));
+    });
+    const module = modules.get("prometheus") as ModuleConfig;
+    const budget = 100_000; // the tsdb series fit, the 3000 targets' do not
+    const run = await runProbe({ module, target: upstream.url }, undefined, 500, budget);
+    const outcome = (endpoint: string) => run.endpoints.find((e) => e.endpoint === endpoint)?.outcome;
+    expect(outcome("tsdb")?.ok).toBe(true);
+    const targets = outcome("targets");
+    if (targets?.ok !== false) throw new Error("the targets endpoint was not failed");
+    expect(targets.error.reason).toBe("too_large");
+    expect(targets.error.message).toMatch(
+      /^its series are \d+ bytes of text; the probe's would be \d+, over the 100000/,
+    );
+    // Built from what fits: the poll's own series say why the targets are missing.
+    expect(run.exposition.byteLength).toBeLessThan(budget + 10_000);
+    const text = run.exposition.toString("utf8");
+    expect(samplesOf(text, "promstatus_target_up")).toHaveLength(0);
+    expect(valueIn(text, "promstatus_up", { endpoint: "targets" })).toBe(0);
+    expect(valueIn(text, "promstatus_poll_failures_total", { endpoint: "targets", reason: "too_large" })).toBe(1);
+    expect(valueIn(text, "promstatus_up", { endpoint: "tsdb" })).toBe(1);
   });
 });
 
