@@ -37,7 +37,8 @@ export function withinExpositionBudget<P extends Polled>(polled: P[], budget: nu
   return polled.map((p, i) => {
     if (!failed.has(i)) return p;
     const { durationSeconds, finishedAt } = p.outcome;
-    const message = `its series are ${bytes[i]} bytes of text; the probe's would be ${whole}, over the ${budget} a probe may answer with`;
+    const all = whole === bytes[i] ? "" : ` (${whole} with the other endpoints')`;
+    const message = `its series are ${bytes[i]} bytes of text${all}, over the ${budget} a probe may answer with`;
     return { ...p, outcome: { ok: false, error: new PollError("too_large", message), durationSeconds, finishedAt } };
   });
 }
