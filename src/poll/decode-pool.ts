@@ -65,6 +65,12 @@ const tookTooLong = (timeoutMs: number): DecodeResult => ({
 
 interface Slot {
   worker: Worker;
+  /**
+   * Whether the worker has started and loaded the decoder. A job is given only to a ready worker, so
+   * the start (~0.2 s) is never part of a job's time: a probe's budget of a few hundred ms ran out
+   * there, its timeout ended the starting worker, and the next probe started one again.
+   */
+  ready: boolean;
   /** One job at a time, so a worker that runs out of memory fails exactly the answer that did it. */
   task: Task | undefined;
   idleTimer: NodeJS.Timeout | undefined;
@@ -171,9 +177,11 @@ export class DecodePool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const slot =
-        this.slots.find((s) => s.task === undefined) ?? (this.slots.length < this.size ? this.spawn() : undefined);
-      if (!slot) return;
+      const slot = this.slots.find((s) => s.ready && s.task === undefined);
+      if (!slot) {
+        if (this.slots.length < this.size && this.slots.every((s) => s.ready)) this.spawn();
+        return; // the job waits for a worker to be ready or free
+      }
       const task = this.queue.shift() as Task;
       const body = ownMemory(task.job.body);
       clearTimeout(slot.idleTimer);
@@ -203,9 +211,15 @@ export class DecodePool {
   private spawn(): Slot {
     const worker = startDecoderThread(this.memoryLimitBytes);
     this.started++;
-    const slot: Slot = { worker, task: undefined, idleTimer: undefined };
+    const slot: Slot = { worker, ready: false, task: undefined, idleTimer: undefined };
     worker.unref();
+    worker.postMessage({ kind: "warm" } satisfies DecoderRequest);
     worker.on("message", (reply: DecoderReply) => {
+      if (reply.kind === "ready") {
+        slot.ready = true;
+        this.dispatch();
+        return;
+      }
       if (reply.kind !== "result") return;
       const { result, heapBytes } = reply;
       slot.task?.resolve(result);

@@ -107,6 +107,12 @@ parentPort?.on("message", (message: DecoderRequest) => {
     case "job":
       void decodeWhole(message.job).then((result) => reply({ kind: "result" }, result));
       return;
+    case "warm":
+      void import("./decode.js").then(
+        () => parentPort?.postMessage({ kind: "ready" }),
+        () => parentPort?.postMessage({ kind: "ready" }), // the job that follows reports what failed
+      );
+      return;
     case "open": {
       const spec = ENDPOINTS[message.endpoint];
       const decoder = spec.stream?.(message.options);

@@ -12,7 +12,9 @@ export type DecoderRequest =
   /** The last chunk was sent: the result, please. */
   | { kind: "end"; id: number }
   /** Forget the answer (its fetch failed or ran out of time). */
-  | { kind: "drop"; id: number };
+  | { kind: "drop"; id: number }
+  /** Load what decoding whole answers needs, then say `ready`. */
+  | { kind: "warm" };
 
 type Decoded = Extract<DecodeResult, { ok: true }>;
 
@@ -24,6 +26,8 @@ export type PackedResult = Exclude<DecodeResult, { ok: true }> | (Omit<Decoded, 
 
 /** What a decoder thread answers; `heapBytes` is its heap after the work, so an idle large one can be ended. */
 export type DecoderReply =
+  /** The thread has loaded what decoding whole answers needs: it may be given one. */
+  | { kind: "ready" }
   | { kind: "result"; result: PackedResult; heapBytes: number }
   /** A chunk was read; `gaveUp`: the reader gave up on the answer (the rest need not be sent). */
   | { kind: "ack"; id: number; bytes: number; gaveUp: boolean }

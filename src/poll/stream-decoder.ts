@@ -153,7 +153,7 @@ export class StreamDecoder {
   }
 
   private receive(reply: DecoderReply): void {
-    if (reply.kind === "result") return;
+    if (reply.kind === "result" || reply.kind === "ready") return;
     const state = this.open.get(reply.id);
     if (!state) return;
     if (reply.kind === "ack") {

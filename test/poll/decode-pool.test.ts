@@ -202,6 +202,7 @@ describe("outputChunkSize", () => {
 describe("DecodePool: time budget", () => {
   it("abandons a decode still running when its time is up (its worker ended, reason timeout); the next one works", async () => {
     const pool = new DecodePool({ size: 1 });
+    expect((await pool.decode(job(Buffer.from(targetsAnswer(2000))))).ok).toBe(true); // a worker, ready
     // A whole answer the streaming reader leaves to JSON.parse: far more than a millisecond of work.
     const slow = await pool.decode({ ...job(Buffer.from(referencePathTargetsAnswer(20_000))), reference: true }, 1);
     expect(slow.ok).toBe(false);
@@ -213,6 +214,16 @@ describe("DecodePool: time budget", () => {
     const next = await pool.decode(job(Buffer.from(targetsAnswer(2000))), 60_000);
     expect(next.ok).toBe(true);
     expect(pool.started).toBe(2);
+  });
+
+  it("never counts a worker's start against a job's time: a short budget drops the job, not the starting worker", async () => {
+    const pool = new DecodePool({ size: 1 });
+    // Probes have a few hundred ms; a worker's start (an isolate, the decoder's modules) may take that.
+    const first = await pool.decode(job(Buffer.from(targetsAnswer(2000))), 1);
+    expect(first.ok ? "ok" : first.reason).toBe("timeout");
+    for (let i = 0; i < 3; i++)
+      expect((await pool.decode(job(Buffer.from(targetsAnswer(2000))), 60_000)).ok).toBe(true);
+    expect(pool.started).toBe(1);
   });
 
   it("drops a job still waiting for a worker when its time is up, without ending the busy worker", async () => {
