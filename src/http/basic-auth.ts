@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import { BcryptWorker } from "./bcrypt-worker.js";
+import { BcryptWorker, type Compare } from "./bcrypt-worker.js";
 import { EqualCost } from "./equal-cost.js";
 
 // bcrypt is slow by design, so verified credentials are remembered (by a hash of them, never in
@@ -11,14 +11,16 @@ const SUCCESS_LIMIT = 1000;
 const FAILURE_LIMIT = 100;
 
 export interface BasicAuthOptions {
-  /** bcrypt's compare (in a worker thread by default); replaceable so tests can count the calls. */
-  compare?: (password: string, hash: string) => Promise<boolean>;
+  /**
+   * bcrypt's compare (in a worker thread by default); replaceable so tests can count the calls. Logins
+   * still take turns in the worker's queue, one whole login (hash and padding) per turn.
+   */
+  compare?: Compare;
 }
 
 /** Basic authentication against bcrypt hashes, as exporter-toolkit does. */
 export function basicAuth(users: () => Map<string, string>, options: BasicAuthOptions = {}) {
-  const worker = new BcryptWorker();
-  const compare = options.compare ?? ((password: string, hash: string) => worker.compare(password, hash));
+  const worker = new BcryptWorker(64, options.compare);
   const successes = new Map<string, true>();
   const failures = new Map<string, true>();
   // What a wrong password costs, per users table (a reload may change the costs).
@@ -31,12 +33,13 @@ export function basicAuth(users: () => Map<string, string>, options: BasicAuthOp
     }
     return plan;
   };
-  /** Whether the password is the user's; a wrong one, or an unknown user, costs the same for all. */
-  const verify = async (password: string, hash: string | undefined, plan: EqualCost) => {
-    if (hash !== undefined && (await compare(password, hash))) return true;
-    for (const decoy of plan.padding(hash)) await compare(password, decoy);
-    return false;
-  };
+  /**
+   * Whether the password is the user's; a wrong one, or an unknown user, costs the same for all. The
+   * compare and its padding are one job: a failed login waits its turn in the queue once, whatever
+   * the user's cost, rather than once per decoy.
+   */
+  const verify = (password: string, hash: string | undefined, plan: EqualCost) =>
+    worker.check(password, hash, plan.padding(hash));
 
   return async (req: Request, res: Response, next: NextFunction) => {
     const table = users();

@@ -5,7 +5,8 @@ import bcrypt from "bcryptjs";
 // So every failed check does the work of one compare at the highest cost M in the file: after a hash
 // of cost c, decoys of costs c, c+1, ..., M-1 (2^c + 2^c + 2^(c+1) + ... + 2^(M-1) = 2^M); for an
 // unknown user, one decoy of cost M. Work rather than a sleep: the one bcrypt thread stays busy as
-// long, so requests sent side by side cannot tell the users apart either.
+// long, so requests sent side by side cannot tell the users apart either. The compare and its decoys
+// are one job in the bcrypt queue (bcrypt-worker.ts), so every failed login also waits its turn once.
 
 /** The cost of a bcrypt hash (`$2y$10$...` is 10), or undefined for anything else. */
 export function bcryptCost(hash: string): number | undefined {

@@ -191,3 +191,100 @@ describe("basic auth: a wrong password costs the same for every user", () => {
     expect(await attempt(url, "cheap", "right")).toEqual({ status: 200, work: 2 ** 4 });
   });
 });
+
+// Under concurrency too: were a login's decoys separate jobs, each would wait behind every login in
+// flight, and a cheap user's wrong password (the most decoys) would wait the longest. The injected
+// compare records the order in which the queue does the work of several logins sent side by side.
+describe("basic auth: logins sent side by side take one turn each in the bcrypt queue", () => {
+  const fakeHash = (cost: number, n: number) => `$2b$${String(cost).padStart(2, "0")}$${String(n).padEnd(53, ".")}`;
+
+  it("does each login's compare and padding together, in arrival order, the full work for a failed one", async () => {
+    const users = new Map([
+      ["cheap", fakeHash(4, 0)],
+      ["middle", fakeHash(7, 1)],
+      ["dear", fakeHash(10, 2)],
+    ]);
+    const rightPassword = new Map([[users.get("cheap") as string, "right-cheap"]]);
+    const logins: [string, string][] = [
+      ["cheap", "wrong-1"],
+      ["nobody", "wrong-2"],
+      ["middle", "wrong-3"],
+      ["cheap", "right-cheap"],
+      ["dear", "wrong-4"],
+      ["cheap", "wrong-5"],
+      ["nobody", "wrong-6"],
+      ["middle", "wrong-7"],
+    ];
+    // No compare starts before every login has reached the check: all of them are in flight at once.
+    let release!: () => void;
+    const allIn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const arrivals: string[] = [];
+    const work: { password: string; cost: number }[] = [];
+    const app = express();
+    app.use((req, _res, next) => {
+      const decoded = Buffer.from((req.headers.authorization ?? "").slice(6), "base64").toString();
+      arrivals.push(decoded.slice(decoded.indexOf(":") + 1));
+      if (arrivals.length === logins.length) setImmediate(release);
+      next();
+    });
+    app.use(
+      basicAuth(() => users, {
+        compare: async (password, hash) => {
+          await allIn;
+          work.push({ password, cost: bcryptCost(hash) as number });
+          await new Promise((resolve) => setImmediate(resolve)); // a compare takes time: others may run meanwhile
+          return rightPassword.get(hash) === password;
+        },
+      }),
+    );
+    app.get("/metrics", (_req, res) => void res.send("ok\n"));
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const statuses = await Promise.all(
+      logins.map(([user, password]) =>
+        fetch(`${url}/metrics`, { headers: { authorization: basic(user, password) } }).then((r) => r.status),
+      ),
+    );
+    expect(statuses).toEqual(logins.map(([, password]) => (password === "right-cheap" ? 200 : 401)));
+
+    // The work in the order done, one run per login: no login's compares between another's.
+    const runs: { password: string; costs: number[] }[] = [];
+    for (const { password, cost } of work) {
+      const last = runs[runs.length - 1];
+      if (last?.password === password) last.costs.push(cost);
+      else runs.push({ password, costs: [cost] });
+    }
+    expect(runs.map((r) => r.password)).toEqual(arrivals); // each login once, first come first served
+    const workOf = (password: string) =>
+      (runs.find((r) => r.password === password)?.costs ?? []).reduce((n, c) => n + 2 ** c, 0);
+    for (const [user, password] of logins) {
+      expect(workOf(password), `${user}:${password}`).toBe(password === "right-cheap" ? 2 ** 4 : 2 ** 10);
+    }
+    expect(runs.find((r) => r.password === "wrong-1")?.costs).toEqual([4, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it("in the worker thread: one message per login lets a right password in, and no wrong one", async () => {
+    const users = new Map([
+      ["cheap", bcrypt.hashSync("right-cheap", 4)],
+      ["dear", bcrypt.hashSync("right-dear", 6)],
+    ]);
+    const url = await serve(users);
+    const get = (user: string, password: string) =>
+      fetch(`${url}/metrics`, { headers: { authorization: basic(user, password) } }).then((r) => r.status);
+    const attempts: [string, string, number][] = [
+      ["cheap", "wrong", 401],
+      ["dear", "right-cheap", 401],
+      ["nobody", "right-dear", 401],
+      ["cheap", "right-cheap", 200],
+      ["dear", "right-dear", 200],
+      ["dear", "wrong", 401],
+    ];
+    const statuses = await Promise.all(attempts.map(([user, password]) => get(user, password)));
+    expect(statuses).toEqual(attempts.map(([, , status]) => status));
+  });
+});
