@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { BoundedMap } from "../lib/bounded-map.js";
 import { MEMBER_PLAIN_BYTES, type PackedLines, packLines } from "./pack.js";
 
 // Most of a large answer's families are the same bytes from one poll to the next: a target's up,
@@ -23,44 +24,25 @@ const packedBytes = (packed: PackedLines) => packed.members.reduce((n, m) => n +
 
 /** The last packed lines of each family (by a key naming source and family), reused while unchanged. */
 export class PackCache {
-  private readonly entries = new Map<string, PackedLines>();
-  private bytes = 0;
+  private readonly entries: BoundedMap<PackedLines>;
   /** Families given from the cache instead of compressed again. */
   hits = 0;
 
-  constructor(private readonly maxBytes = PACK_CACHE_BYTES) {}
+  constructor(maxBytes = PACK_CACHE_BYTES) {
+    this.entries = new BoundedMap(packedBytes, { bytes: maxBytes });
+  }
 
   /** `lines` packed: the kept members if they are of the same bytes, else newly compressed (and kept). */
   pack(key: string, lines: Uint8Array): PackedLines {
     const hash = sha256(lines);
     const kept = this.entries.get(key);
-    if (kept !== undefined) {
-      this.forget(key, kept);
-      if (kept.hash === hash && kept.length === lines.length) {
-        this.hits++;
-        this.keep(key, kept);
-        return copied(kept);
-      }
+    if (kept !== undefined && kept.hash === hash && kept.length === lines.length) {
+      this.hits++;
+      this.entries.set(key, kept); // the newest again
+      return copied(kept);
     }
     const packed = packLines(lines, MEMBER_PLAIN_BYTES, hash);
-    this.keep(key, copied(packed));
+    this.entries.set(key, copied(packed));
     return packed;
-  }
-
-  private keep(key: string, packed: PackedLines): void {
-    const size = packedBytes(packed);
-    if (size > this.maxBytes) return;
-    // Oldest first (a Map keeps insertion order): a key used again was deleted and set anew.
-    for (const [old, entry] of this.entries) {
-      if (this.bytes + size <= this.maxBytes) break;
-      this.forget(old, entry);
-    }
-    this.entries.set(key, packed);
-    this.bytes += size;
-  }
-
-  private forget(key: string, packed: PackedLines): void {
-    this.entries.delete(key);
-    this.bytes -= packedBytes(packed);
   }
 }

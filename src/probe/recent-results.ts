@@ -1,16 +1,11 @@
+import { BoundedMap, type MapBudget } from "../lib/bounded-map.js";
 import type { ProbeRun } from "./probe.js";
 
 // The results min_interval serves, bounded by bytes as well as by count: one answer of series_limit
 // series with a long `source` label is tens of MB, and a thousand of them held the daemon at 3 GB.
 
-export interface RecentBudget {
-  /** Results kept at most. */
-  count: number;
-  /** Exposition bytes of all results kept, at most; the oldest go first. */
-  bytes: number;
-  /** A result larger than this is not kept at all: it would push out many smaller targets' results. */
-  entryBytes: number;
-}
+/** Results kept at most (count), their exposition bytes in all (bytes), one result's at most (entryBytes). */
+export type RecentBudget = Required<MapBudget>;
 
 export const RECENT_BUDGET: RecentBudget = { count: 1000, bytes: 64 * 2 ** 20, entryBytes: 16 * 2 ** 20 };
 
@@ -24,15 +19,15 @@ const withoutFamilies = (run: ProbeRun): ProbeRun => ({
 
 /** The last result per key, each until its module's min_interval has passed. */
 export class RecentResults {
-  // A Map iterates in insertion order: the first entry is the oldest.
-  private readonly runs = new Map<string, ProbeRun>();
-  private totalBytes = 0;
+  private readonly runs: BoundedMap<ProbeRun>;
 
-  constructor(private readonly budget: RecentBudget = RECENT_BUDGET) {}
+  constructor(budget: RecentBudget = RECENT_BUDGET) {
+    this.runs = new BoundedMap((run) => run.exposition.byteLength, budget);
+  }
 
   /** Exposition bytes held now. */
   get bytes(): number {
-    return this.totalBytes;
+    return this.runs.bytes;
   }
 
   get size(): number {
@@ -49,34 +44,20 @@ export class RecentResults {
 
   /** Keeps `run` for `key` unless it is over the per-result share; says whether it was kept. */
   set(key: string, run: ProbeRun): boolean {
-    this.delete(key);
+    this.runs.delete(key);
     this.forgetExpired();
-    if (run.exposition.byteLength > this.budget.entryBytes) return false;
-    this.runs.set(key, withoutFamilies(run));
-    this.totalBytes += run.exposition.byteLength;
-    while (this.runs.size > this.budget.count || this.totalBytes > this.budget.bytes) {
-      this.delete(this.runs.keys().next().value as string);
-    }
-    return true;
+    return this.runs.set(key, withoutFamilies(run));
   }
 
   clear(): void {
     this.runs.clear();
-    this.totalBytes = 0;
-  }
-
-  private delete(key: string): void {
-    const run = this.runs.get(key);
-    if (!run) return;
-    this.runs.delete(key);
-    this.totalBytes -= run.exposition.byteLength;
   }
 
   /** Drops results older than their module's min_interval, so targets that went away cost nothing. */
   private forgetExpired(): void {
     const now = Date.now();
     for (const [key, run] of this.runs) {
-      if (now - finishedAtMs(run) >= run.module.minIntervalMs) this.delete(key);
+      if (now - finishedAtMs(run) >= run.module.minIntervalMs) this.runs.delete(key);
     }
   }
 }
