@@ -64,14 +64,52 @@ export function logTail(file: string, lines = 20): string {
   }
 }
 
-/** A free TCP port on 127.0.0.1 (bound and released; good enough on a quiet loopback). */
-export async function freePort(): Promise<number> {
+// Ports for the servers tests start come from below the kernel's ephemeral range, one slice per
+// vitest worker: a port handed out and released can otherwise be taken before its server binds it,
+// by any outgoing connection or any listen(0) in the suite ("address already in use" in CI).
+const SLICE = 1000;
+const SLICES = 16;
+const FIRST_PORT = 12_000;
+let nextInSlice = Math.floor(Math.random() * SLICE);
+
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+  } catch {
+    return 32_768;
+  }
+}
+
+async function bindable(port: number): Promise<boolean> {
+  const server = createServer();
+  const bound = await new Promise<boolean>((resolve) => {
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => resolve(true));
+  });
+  if (bound) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return bound;
+}
+
+async function kernelPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (!address || typeof address === "string") throw new Error("no port");
   return address.port;
+}
+
+/** A TCP port on 127.0.0.1 that no other test worker hands out and no outgoing connection takes. */
+export async function freePort(): Promise<number> {
+  const slice = (Number(process.env.VITEST_POOL_ID ?? 0) || 0) % SLICES;
+  const start = FIRST_PORT + slice * SLICE;
+  // A machine whose ephemeral range reaches down here gets the kernel's choice, as before.
+  if (FIRST_PORT + SLICES * SLICE > ephemeralLow()) return kernelPort();
+  for (let tries = 0; tries < SLICE; tries++) {
+    const port = start + (nextInSlice++ % SLICE);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${start}-${start + SLICE - 1}`);
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */
