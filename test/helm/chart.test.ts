@@ -1,52 +1,24 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { afterAll, describe, expect, it } from "vitest";
-import { parse, parseAllDocuments, stringify } from "yaml";
+import { parse } from "yaml";
 import { parseFlags } from "../../src/cli/flags.js";
 import { DEFAULT_DECODER_MEMORY_LIMIT } from "../../src/config/defaults.js";
 import { configSchema } from "../../src/config/schema.js";
 import { parseYaml } from "../../src/config/yaml-file.js";
-import { tempDir } from "../harness/processes.js";
+import { chart, chartRenderer, type Manifest, root } from "./render-chart.js";
 
-// The chart rendered with Go's text/template and sprig (test/helm/render, a stand-in for
-// `helm template`, whose binary cannot be installed here), then every manifest validated against
-// the Kubernetes and Prometheus Operator schemas (kubernetes-models).
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const chart = join(root, "helm/prometheus-status-exporter");
-const dir = tempDir("promstatus-helm");
-const renderer = join(dir.path, "render");
-
-type Manifest = {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
-  [key: string]: unknown;
-};
+// The chart rendered by a stand-in for `helm template` (render-chart.ts), then every manifest validated
+// against the Kubernetes and Prometheus Operator schemas (kubernetes-models).
 
 // Built before the describe blocks below render at collection time.
-execFileSync("go", ["build", "-o", renderer, "."], {
-  cwd: join(root, "test/helm/render"),
-  env: { ...process.env, GO111MODULE: "off", GOPATH: "/usr/share/gocode", GOCACHE: join(dir.path, "gocache") },
-  stdio: "pipe",
-});
-afterAll(() => dir.remove());
+const renderer = chartRenderer();
+afterAll(() => renderer.remove());
 
-function render(...values: (string | object)[]): Manifest[] {
-  const files = values.map((v, i) => {
-    if (typeof v === "string") return v;
-    const file = join(dir.path, `values-${i}-${Math.random()}.yaml`);
-    writeFileSync(file, stringify(v));
-    return file;
-  });
-  const out = execFileSync(renderer, [chart, "promstatus", "monitoring", ...files], { encoding: "utf8" });
-  return parseAllDocuments(out)
-    .map((d) => d.toJS() as Manifest)
-    .filter(Boolean);
-}
+/** The image every install must name (no image is published): given here unless a test leaves it out. */
+const IMAGE = { image: { repository: "registry.example.com/prometheus-status-exporter" } };
+const render = (...values: (string | object)[]) => renderer.render(IMAGE, ...values);
 
 const MODELS: Record<string, string> = {
   v1: "kubernetes-models/v1",
@@ -104,9 +76,18 @@ describe("Helm chart, standalone (default values)", () => {
     expect(container.livenessProbe.httpGet.path).toBe("/-/healthy");
     expect(container.readinessProbe.httpGet.path).toBe("/-/ready");
     expect(container.args).toContain("--config.file=/etc/promstatus/config/exporter.yml");
-    expect(container.image).toBe("prometheus-status-exporter:0.1.0");
+    expect(container.image).toBe("registry.example.com/prometheus-status-exporter:0.1.0");
     expect(container.resources.limits.memory).toBe("1Gi");
     expect(container.args).toContain("--decoder.memory-limit=320MiB");
+  });
+
+  it("refuses to render a pod without image.repository, saying how to get an image (none is published)", () => {
+    const message = /image\.repository is required: build and push the exporter's image \(docs\/deployment\.md\)/;
+    expect(() => renderer.render()).toThrow(message);
+    expect(() => renderer.render({ mode: "probe", config: { sources: [] } })).toThrow(message);
+    expect(() => renderer.render({ image: { repository: "" } })).toThrow(message);
+    // Sidecar mode renders no pod (the image is named in the Prometheus pod's values), so needs none.
+    expect(renderer.render(join(chart, "examples/sidecar-values.yaml")).map((m) => m.kind)).not.toContain("Deployment");
   });
 
   it("passes a decoder memory limit the exporter accepts, and the default equals the exporter's", () => {
