@@ -48,7 +48,7 @@ async function main(): Promise<number | undefined> {
         kind: s.kind,
         ...(s.group === undefined ? {} : { group: s.group }),
         url: redactUrl(s.url),
-        schedule: s.schedule,
+        ...(typeof s.schedule === "string" ? { schedule: s.schedule } : { interval: s.schedule.interval }),
         timeout_ms: s.timeoutMs,
       },
       "source loaded",

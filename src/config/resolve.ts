@@ -4,14 +4,14 @@ import { parseDuration } from "./duration.js";
 import { servedLabelName } from "./labels.js";
 import type { RawConfig, RawModule, RawSource } from "./schema.js";
 import { parseSize } from "./size.js";
-import type { ExporterConfig, HttpClientConfig, ModuleConfig, SourceConfig } from "./types.js";
+import type { ExporterConfig, HttpClientConfig, ModuleConfig, PollSchedule, SourceConfig } from "./types.js";
 
 /**
  * Applies global settings and defaults to each source of a validated config. Relative file paths
  * are taken relative to the config file's folder, as Prometheus does.
  */
 export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
-  const globalSchedule = raw.global?.schedule ?? DEFAULTS.schedule;
+  const globalSchedule = pollSchedule(raw.global ?? {}) ?? DEFAULTS.schedule;
   const globalTimeout = raw.global?.timeout ?? DEFAULTS.timeout;
   const globalMaxSize = raw.global?.max_response_size ?? DEFAULTS.maxResponseSize;
   const globals: Globals = { timeout: globalTimeout, maxSize: globalMaxSize };
@@ -20,7 +20,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
       name: s.name,
       url: s.url.replace(/\/+$/, ""),
       labels: s.labels ?? {},
-      schedule: s.schedule ?? globalSchedule,
+      schedule: pollSchedule(s) ?? globalSchedule,
       ...pollSettings(s, globals, baseDir),
       seriesLimit: s.series_limit ?? raw.global?.series_limit ?? DEFAULTS.seriesLimit,
     };
@@ -49,6 +49,13 @@ export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
       });
   }
   return { sources, modules };
+}
+
+/** The schedule a level of the config sets, if it sets one (the schema allows one of the two). */
+function pollSchedule(level: { schedule?: string; interval?: string }): PollSchedule | undefined {
+  if (level.interval !== undefined)
+    return { interval: level.interval, intervalMs: parseDuration(level.interval) as number };
+  return level.schedule;
 }
 
 type RawHttpFields = Pick<

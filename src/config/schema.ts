@@ -42,6 +42,24 @@ const cronExpression = z.string({ error: typeError("must be a cron expression st
   }
 });
 
+// setInterval waits at most 2^31-1 ms; a longer interval would fire at once, again and again.
+const INTERVAL_MAX_MS = 24 * 86_400_000;
+
+// Every so long from the first poll at start, as Prometheus's scrape_interval; the alternative to a cron schedule.
+const interval = duration.superRefine((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) return; // said by duration
+  if (ms < 1000) ctx.addIssue({ code: "custom", message: "must be at least 1s" });
+  else if (ms > INTERVAL_MAX_MS) ctx.addIssue({ code: "custom", message: "must be at most 24d" });
+});
+
+const oneSchedule = (s: { schedule?: unknown; interval?: unknown }) =>
+  s.schedule === undefined || s.interval === undefined;
+const oneScheduleMessage = {
+  error: "at most one of schedule (a cron expression) and interval may be set",
+  path: ["interval"],
+};
+
 const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefine((text, ctx) => {
   let url: URL;
   try {
@@ -112,6 +130,7 @@ const common = {
   url: httpUrl,
   labels: staticLabels.optional(),
   schedule: cronExpression.optional(),
+  interval: interval.optional(),
   timeout: duration.optional(),
   max_response_size: size.optional(),
   series_limit: seriesLimit.optional(),
@@ -130,6 +149,7 @@ const prometheusSource = z
     targets: targetsSettings,
   })
   .refine(oneAuthMethod, oneAuthMessage)
+  .refine(oneSchedule, oneScheduleMessage)
   .superRefine((s, ctx) => {
     // Copied target labels sit beside the static labels on the same series: no name twice.
     const served = new Map<string, string>();
@@ -147,7 +167,8 @@ const prometheusSource = z
 
 const alertmanagerSource = z
   .strictObject({ ...common, kind: z.literal("alertmanager") })
-  .refine(oneAuthMethod, oneAuthMessage);
+  .refine(oneAuthMethod, oneAuthMessage)
+  .refine(oneSchedule, oneScheduleMessage);
 
 const source = z.discriminatedUnion("kind", [prometheusSource, alertmanagerSource], {
   error: (issue) => (issue.code === "invalid_union" ? 'kind must be "prometheus" or "alertmanager"' : undefined),
@@ -164,8 +185,18 @@ const targetPattern = z.string({ error: typeError("must be a regular expression 
   }
 });
 
+// A module has no schedule of its own: it polls when Prometheus scrapes /probe.
+const noModuleSchedule = z
+  .undefined({
+    error:
+      "a module polls when Prometheus scrapes /probe, so its scrape_interval is the schedule (min_interval here caps how often one target is polled)",
+  })
+  .optional();
+
 const moduleCommon = {
   group: groupName.optional(),
+  schedule: noModuleSchedule,
+  interval: noModuleSchedule,
   timeout: duration.optional(),
   max_response_size: size.optional(),
   // Whoever can reach /probe names the target: a module has a limit unless it says 0.
@@ -213,10 +244,12 @@ export const configSchema = z
     global: z
       .strictObject({
         schedule: cronExpression.optional(),
+        interval: interval.optional(),
         timeout: duration.optional(),
         max_response_size: size.optional(),
         series_limit: seriesLimit.optional(),
       })
+      .refine(oneSchedule, oneScheduleMessage)
       .optional(),
     sources: z
       .array(source, { error: typeError("must be a list of sources") })

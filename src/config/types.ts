@@ -13,6 +13,12 @@ export interface HttpClientConfig {
   compression: "auto" | "gzip" | "none";
 }
 
+/**
+ * A node-cron expression (5 fields from minutes, or 6 from seconds), or a fixed interval (`interval` as
+ * written, and in milliseconds).
+ */
+export type PollSchedule = string | { interval: string; intervalMs: number };
+
 /** The config with every default applied: what the rest of the exporter works from. */
 export interface SourceConfig {
   name: string;
@@ -22,7 +28,8 @@ export interface SourceConfig {
   /** Base URL without trailing slash; a path prefix is kept. */
   url: string;
   labels: Record<string, string>;
-  schedule: string;
+  /** When the source is polled after its first poll at start. */
+  schedule: PollSchedule;
   timeoutMs: number;
   /** Cap on an answer's size, counted after decompression. */
   maxResponseBytes: number;

@@ -1,14 +1,14 @@
-import { createTask, type ScheduledTask } from "node-cron";
 import type { Logger } from "pino";
 import { sameSource } from "../config/same-source.js";
 import { endpointsOf, type SourceConfig } from "../config/types.js";
 import { pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
 import { operatorDetail } from "../upstream/poll-error.js";
+import { startTicks, type Ticks } from "./ticks.js";
 
 interface SourceJob {
   config: SourceConfig;
-  task: ScheduledTask;
+  ticks: Ticks;
   /** Aborts this job's polls when the source is removed or changed by a reload. */
   abort: AbortController;
   inFlight: Promise<void> | undefined;
@@ -18,8 +18,8 @@ interface SourceJob {
 }
 
 /**
- * Polls every source once at start, then on its own cron schedule. Each source runs independently,
- * so a slow one never delays another, and a source is never polled twice at once.
+ * Polls every source once at start, then on its own schedule (cron or interval). Each source runs
+ * independently, so a slow one never delays another, and a source is never polled twice at once.
  */
 export class Scheduler {
   private jobs = new Map<string, SourceJob>();
@@ -62,22 +62,22 @@ export class Scheduler {
   }
 
   private startJob(config: SourceConfig): SourceJob {
-    const task = createTask(config.schedule, () => this.poll(job), { name: config.name, logger: cronLogger(this.log) });
+    // The first tick comes one period from now at the earliest, after the first poll below has started.
+    const ticks = startTicks(config.schedule, () => void this.poll(job), config.name, this.log);
     const job: SourceJob = {
       config,
-      task,
+      ticks,
       abort: new AbortController(),
       inFlight: undefined,
       firstPollDone: false,
       noticed: new Set(),
     };
     void this.poll(job);
-    void task.start();
     return job;
   }
 
   private async stopJob(job: SourceJob): Promise<void> {
-    await job.task.destroy();
+    await job.ticks.stop();
     job.abort.abort();
     await job.inFlight?.catch(() => {});
   }
@@ -123,14 +123,4 @@ export class Scheduler {
       }
     });
   }
-}
-
-function cronLogger(log: Logger) {
-  const text = (m: string | Error) => (m instanceof Error ? m.message : m);
-  return {
-    info: (m: string) => log.debug({ component: "node-cron" }, m),
-    warn: (m: string) => log.warn({ component: "node-cron" }, m),
-    error: (m: string | Error) => log.error({ component: "node-cron" }, text(m)),
-    debug: (m: string | Error) => log.debug({ component: "node-cron" }, text(m)),
-  };
 }

@@ -101,6 +101,15 @@ describe("valid configs", () => {
     expect(globalOnly.sources[0]?.timeoutMs).toBe(500);
   });
 
+  it("reads interval beside schedule: a source's own wins, one without either takes global's", async () => {
+    const { sources } = await loadConfig(path("valid-interval.yml"));
+    expect(sources.map((s) => s.schedule)).toEqual([
+      { interval: "15s", intervalMs: 15_000 },
+      { interval: "1m30s", intervalMs: 90_000 },
+      "*/5 * * * * *",
+    ]);
+  });
+
   it("reads size caps globally and per source", async () => {
     const [a, b] = (await loadConfig(path("valid-size.yml"))).sources;
     expect(a?.maxResponseBytes).toBe(64 * 2 ** 20);

@@ -1,5 +1,5 @@
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SourceStore } from "../../src/publish/store.js";
 import { Scheduler } from "../../src/schedule/scheduler.js";
 import { waitFor } from "../harness/processes.js";
@@ -12,6 +12,7 @@ import { fixtureText } from "../helpers/fixtures.js";
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
+  vi.useRealTimers();
 });
 
 const status = fixtureText("upstream/alertmanager-status-standalone.json");
@@ -116,5 +117,77 @@ describe("Scheduler", () => {
     expect(Date.now() - started).toBeLessThan(1000);
     // An aborted poll says nothing about the source: it is not recorded as a failure.
     expect(samplesOf(partsText(store.exposition().parts), "promstatus_up")).toEqual([]);
+  });
+
+  describe("on an interval", () => {
+    /** An Alertmanager stand-in that holds each request until the test lets it answer. */
+    async function heldUpstream() {
+      const stats = { active: 0, maxActive: 0, total: 0 };
+      const held: (() => void)[] = [];
+      const upstream = await startFakeUpstream((_req, res) => {
+        stats.active++;
+        stats.total++;
+        stats.maxActive = Math.max(stats.maxActive, stats.active);
+        held.push(() => {
+          stats.active--;
+          res.writeHead(200, { "content-type": "application/json" }).end(status);
+        });
+      });
+      cleanups.push(() => upstream.close());
+      const answerAll = () => {
+        for (const answer of held.splice(0)) answer();
+      };
+      return { upstream, stats, answerAll };
+    }
+    const every30s = { interval: "30s", intervalMs: 30_000 };
+    // Only the interval timer is faked: the test moves the clock; the polls' HTTP runs as ever.
+    const fakeInterval = () => vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+
+    it("polls at start, then once per interval, never twice at once", async () => {
+      fakeInterval();
+      const { upstream, stats, answerAll } = await heldUpstream();
+      const source = sourceConfig({ name: "iv", kind: "alertmanager", url: upstream.url, schedule: every30s });
+      const { scheduler } = start([source]);
+      await waitFor("first poll", async () => (stats.total === 1 ? true : undefined), 3000, 10);
+      // Two ticks while the first poll is still running: both skipped, and said so.
+      vi.advanceTimersByTime(60_000);
+      expect(stats.total).toBe(1);
+      expect(logged.filter((l) => l.source === "iv" && l.msg?.startsWith("poll skipped"))).toHaveLength(2);
+      answerAll();
+      await waitFor("first poll done", async () => (scheduler.ready ? true : undefined), 3000, 10);
+      vi.advanceTimersByTime(29_999);
+      expect(stats.total).toBe(1);
+      vi.advanceTimersByTime(1);
+      await waitFor("second poll", async () => (stats.total === 2 ? true : undefined), 3000, 10);
+      expect(stats.maxActive).toBe(1);
+      answerAll();
+    });
+
+    it("stops its timer on stop, and on a reload that changes the source", async () => {
+      fakeInterval();
+      const { upstream, stats, answerAll } = await heldUpstream();
+      const source = sourceConfig({ name: "iv", kind: "alertmanager", url: upstream.url, schedule: every30s });
+      const store = new SourceStore([source]);
+      const scheduler = new Scheduler(store, log);
+      cleanups.push(() => scheduler.stop());
+      scheduler.apply([source]);
+      expect(vi.getTimerCount()).toBe(1);
+      // A changed interval is a changed source: its job, timer included, is replaced.
+      scheduler.apply([{ ...source, schedule: { interval: "1m", intervalMs: 60_000 } }]);
+      expect(vi.getTimerCount()).toBe(1);
+      // A cron schedule needs no interval timer.
+      scheduler.apply([{ ...source, schedule: "0 0 1 1 *" }]);
+      expect(vi.getTimerCount()).toBe(0);
+      scheduler.apply([source]);
+      await waitFor("polls arrived", async () => (stats.total >= 1 ? true : undefined), 3000, 10);
+      answerAll();
+      const stopped = scheduler.stop();
+      answerAll();
+      await stopped;
+      expect(vi.getTimerCount()).toBe(0);
+      const polled = stats.total;
+      vi.advanceTimersByTime(10 * 30_000);
+      expect(stats.total).toBe(polled);
+    });
   });
 });
