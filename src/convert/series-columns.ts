@@ -1,6 +1,22 @@
 import type { Labels } from "./samples.js";
 import { stableOrder } from "./series-order.js";
 
+/** Per-target series as the line writer reads them (exposition/target-lines.ts). */
+export interface TargetSeries {
+  /** Value v (an index into SERIES_VALUES) of series i; NaN where it has none. */
+  value(v: number, i: number): number;
+  /** Bytes of series i's rendered labels. */
+  pairsLength(i: number): number;
+  /** Writes series i's rendered labels at `offset`; the bytes written. */
+  writePairs(out: Buffer, offset: number, i: number): number;
+}
+
+/** Node's own writers behind Buffer#write, without its per-call argument handling (a million calls). */
+type Writable = Buffer & {
+  latin1Write(text: string, offset: number): number;
+  utf8Write(text: string, offset: number): number;
+};
+
 // The per-target series of a large answer (500k at 500k targets), kept until they are written: as
 // columns, not an object per series. A series is its rendered labels (also its key) and five numbers,
 // NaN where it has none; an object per series, with its labels as another object, took ~600 bytes each
@@ -19,7 +35,14 @@ const MERGE: Record<SeriesValue, (a: number, b: number) => number> = {
   timeout: Math.min,
 };
 
-export class SeriesColumns {
+/** Value v of a series that already has `a` merged with another target's `b` (NaN: none). */
+export function mergeValue(v: number, a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return (MERGE[SERIES_VALUES[v] as SeriesValue] as (a: number, b: number) => number)(a, b);
+}
+
+export class SeriesColumns implements TargetSeries {
   private readonly index = new Map<string, number>();
   readonly pairs: string[] = [];
   readonly pools: string[] = [];
@@ -40,11 +63,7 @@ export class SeriesColumns {
     if (seen !== undefined) {
       for (let v = 0; v < SERIES_VALUES.length; v++) {
         const column = this.columns[v] as Float64Array;
-        const a = column[seen] as number;
-        const b = values[v] as number;
-        if (Number.isNaN(a)) column[seen] = b;
-        else if (!Number.isNaN(b))
-          column[seen] = (MERGE[SERIES_VALUES[v] as SeriesValue] as (a: number, b: number) => number)(a, b);
+        column[seen] = mergeValue(v, column[seen] as number, values[v] as number);
       }
       return true;
     }
@@ -61,6 +80,15 @@ export class SeriesColumns {
   /** Value `v` (an index into SERIES_VALUES) of series i; NaN where it has none. */
   value(v: number, i: number): number {
     return (this.columns[v] as Float64Array)[i] as number;
+  }
+
+  pairsLength(i: number): number {
+    return Buffer.byteLength(this.pairs[i] as string);
+  }
+
+  writePairs(out: Buffer, offset: number, i: number): number {
+    const pairs = this.pairs[i] as string;
+    return (out as Writable).utf8Write(pairs, offset);
   }
 
   /** The series' indices in the exporter's own stable order (series-order.ts). */

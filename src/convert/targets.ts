@@ -3,14 +3,13 @@ import { parseDuration } from "../config/duration.js";
 import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
 import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { TARGETS } from "./families.js";
+import { type DroppedTargets, PoolCounts } from "./pool-counts.js";
 import type { Labels } from "./samples.js";
 import { SampleSet } from "./samples.js";
-import { classifyScrapeError, DOWN_REASONS } from "./scrape-error-reason.js";
-import { SERIES_VALUES, SeriesColumns } from "./series-columns.js";
+import { SERIES_VALUES, SeriesColumns, type TargetSeries } from "./series-columns.js";
 import { rfc3339Seconds } from "./time.js";
 
-/** Health values Prometheus reports; each pool gets a count for all of them, zeros included. */
-export const TARGET_HEALTHS = ["up", "down", "unknown"] as const;
+export { TARGET_HEALTHS } from "./pool-counts.js";
 
 /** A target label copied onto the per-target series: `from` in the answer, `to` in the output. */
 export interface TargetLabel {
@@ -24,20 +23,19 @@ export interface TargetsOptions {
   extraLabels: readonly TargetLabel[];
 }
 
-interface PoolSummary {
-  byHealth: Map<string, number>;
-  downBy: Map<string, number>;
-  collisions: number;
-}
-
 /** What a targets answer comes to: per-target series (when kept) and per-pool figures. */
 export interface TargetsSummary {
   /** Empty when `perTarget` is off. */
-  series: SeriesColumns;
+  series: TargetSeries;
   /** The series' indices in the order they are written (series-order.ts). */
   order: Uint32Array;
   /** The per-pool families, as samples. */
   pools: SampleSet;
+  /**
+   * Whether family v (an index into PER_TARGET_FAMILIES) is written as the same bytes as by the
+   * summary of the source's previous answer: the same series in the same order with the same values.
+   */
+  sameAsLast?(v: number): boolean;
 }
 
 /** The per-target families, one per value of a series (SERIES_VALUES), in the order they are written. */
@@ -48,6 +46,19 @@ export const PER_TARGET_FAMILIES = [
   TARGETS.scrapeInterval.name,
   TARGETS.scrapeTimeout.name,
 ] as const;
+
+/** What a target's series holds, in SERIES_VALUES order, written into `values` (NaN where it has none). */
+export function targetValues(
+  values: number[],
+  target: Pick<ActiveTarget, "health" | "lastScrape" | "lastScrapeDuration" | "scrapeInterval" | "scrapeTimeout">,
+): number[] {
+  values[0] = target.health === "up" ? 1 : 0;
+  values[1] = target.lastScrapeDuration ?? Number.NaN;
+  values[2] = rfc3339Seconds(target.lastScrape) ?? Number.NaN;
+  values[3] = durationSeconds(target.scrapeInterval) ?? Number.NaN;
+  values[4] = durationSeconds(target.scrapeTimeout) ?? Number.NaN;
+  return values;
+}
 
 /**
  * Samples for a `/api/v1/targets` answer; `perTarget: false` keeps only the per-pool figures.
@@ -77,23 +88,9 @@ export function convertTargets(payload: TargetsResponse, options: TargetsOptions
  * largest; last scrape the oldest; interval and timeout the smallest) and are counted as collisions.
  */
 export class TargetSummariser {
-  private readonly pools = new Map<string, PoolSummary>();
+  private readonly pools = new PoolCounts();
   private readonly series: SeriesColumns;
   private readonly values = new Array<number>(SERIES_VALUES.length);
-
-  /** Scrape pools met so far. */
-  get poolCount(): number {
-    return this.pools.size;
-  }
-
-  /**
-   * The fewest series the answer gives, from what was met so far: each distinct target series has an
-   * up, and each pool a count per health and per down reason, its dropped count and its collisions.
-   */
-  get seriesAtLeast(): number {
-    const perPool = TARGET_HEALTHS.length + DOWN_REASONS.length + 1 + (this.options.perTarget ? 1 : 0);
-    return this.series.size + this.pools.size * perPool;
-  }
 
   /** `keepLabels`: each series' labels as an object too, for a converter that adds samples by them. */
   constructor(
@@ -104,57 +101,28 @@ export class TargetSummariser {
   }
 
   add(target: ActiveTarget): void {
-    // Keyed as written: "\ud800" and "\ufffd" are one pool in the exposition, so one here.
-    const pool = poolSummary(this.pools, wellFormed(target.scrapePool));
-    const health = wellFormed(target.health);
-    pool.byHealth.set(health, (pool.byHealth.get(health) ?? 0) + 1);
-    if (target.health === "down") {
-      const reason = classifyScrapeError(target.lastError);
-      pool.downBy.set(reason, (pool.downBy.get(reason) ?? 0) + 1);
-    }
+    const pool = this.pools.add(target.scrapePool, target.health, target.lastError);
     if (!this.options.perTarget) return;
     const labels = targetLabels(target, this.options.extraLabels);
-    const values = this.values;
-    values[0] = target.health === "up" ? 1 : 0;
-    values[1] = target.lastScrapeDuration ?? Number.NaN;
-    values[2] = rfc3339Seconds(target.lastScrape) ?? Number.NaN;
-    values[3] = durationSeconds(target.scrapeInterval) ?? Number.NaN;
-    values[4] = durationSeconds(target.scrapeTimeout) ?? Number.NaN;
-    if (this.series.add(labelPairs(labels), target.scrapePool, labels, values)) pool.collisions++;
+    const values = targetValues(this.values, target);
+    // Ordered by the pool's name as written, as its series' labels carry it.
+    if (this.series.add(labelPairs(labels), wellFormed(target.scrapePool), labels, values)) pool.collisions++;
   }
 
-  finish(dropped: DroppedTargets): TargetsSummary {
-    const out = new SampleSet();
-    // Pools by name and series in an order of their own, whatever order the answer listed them in.
-    for (const [pool, summary] of [...this.pools].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
-      for (const [reason, n] of summary.downBy) out.add(TARGETS.downByReason.name, { scrape_pool: pool, reason }, n);
-      if (this.options.perTarget) out.add(TARGETS.collisions.name, { scrape_pool: pool }, summary.collisions);
-    }
-    const droppedCounts = [...droppedPerPool(dropped, this.pools.keys())].sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
-    );
-    for (const [pool, n] of droppedCounts) out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
-    return { series: this.series, order: this.series.order(), pools: out };
-  }
-}
-
-type DroppedTargets = Pick<TargetsResponse["data"], "droppedTargets" | "droppedTargetCounts">;
-
-function poolSummary(pools: Map<string, PoolSummary>, name: string): PoolSummary {
-  let pool = pools.get(name);
-  if (!pool) {
-    pool = {
-      byHealth: new Map(TARGET_HEALTHS.map((h) => [h, 0])),
-      downBy: new Map(DOWN_REASONS.map((r) => [r, 0])),
-      collisions: 0,
+  finish(dropped: DroppedTargets): TargetsSummary & { series: SeriesColumns } {
+    return {
+      series: this.series,
+      order: this.series.order(),
+      pools: this.pools.samples(dropped, this.options.perTarget),
     };
-    pools.set(name, pool);
   }
-  return pool;
 }
 
-function targetLabels(target: ActiveTarget, extra: readonly TargetLabel[]): Labels {
+/** The labels of a target's series (scrape_pool, job, instance, then the extra ones). */
+export function targetLabels(
+  target: Pick<ActiveTarget, "scrapePool" | "labels">,
+  extra: readonly TargetLabel[],
+): Labels {
   const labels: Labels = {
     scrape_pool: target.scrapePool,
     job: labelValue(target.labels, "job"),
@@ -174,7 +142,7 @@ export function labelValue(labels: Record<string, string>, name: string): string
 const DURATIONS_KEPT = 256;
 const durations = new Map<string, number | undefined>();
 
-function durationSeconds(text: string | undefined): number | undefined {
+export function durationSeconds(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (durations.has(text)) return durations.get(text);
   const ms = parseDuration(text);
@@ -182,29 +150,4 @@ function durationSeconds(text: string | undefined): number | undefined {
   if (durations.size >= DURATIONS_KEPT) durations.clear();
   durations.set(text, seconds);
   return seconds;
-}
-
-/**
- * Dropped targets per pool. Where the server counts them (droppedTargetCounts, 2.47+) its counts are
- * complete even when keep_dropped_targets truncates the list; older servers only list them, with the
- * pool in `scrapePool` (3.x) or, before that, in the discovered `job` label. Every active pool gets a
- * figure, zero included.
- */
-function droppedPerPool(dropped: DroppedTargets, activePools: Iterable<string>): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const pool of activePools) counts.set(pool, 0);
-  // Pools named alike once written (a lone surrogate and U+FFFD) are one pool: their counts add up.
-  const add = (pool: string, n: number) => counts.set(wellFormed(pool), (counts.get(wellFormed(pool)) ?? 0) + n);
-  const { droppedTargetCounts, droppedTargets } = dropped;
-  if (droppedTargetCounts) for (const [pool, n] of Object.entries(droppedTargetCounts)) add(pool, n);
-  else for (const target of droppedTargets) add(droppedTargetPool(target), 1);
-  return counts;
-}
-
-function droppedTargetPool(target: unknown): string {
-  if (target === null || typeof target !== "object") return "";
-  const { scrapePool, discoveredLabels } = target as { scrapePool?: unknown; discoveredLabels?: unknown };
-  if (typeof scrapePool === "string") return scrapePool;
-  const job = (discoveredLabels as { job?: unknown } | null | undefined)?.job;
-  return typeof job === "string" ? job : "";
 }

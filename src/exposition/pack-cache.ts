@@ -32,6 +32,15 @@ export class PackCache {
     this.entries = new BoundedMap(packedBytes, { bytes: maxBytes });
   }
 
+  /** The kept members of `key` if they are the lines of this hash (their writer knows they are the same again), else undefined. */
+  again(key: string, hash: string): PackedLines | undefined {
+    const kept = this.entries.get(key);
+    if (kept === undefined || kept.hash !== hash) return undefined;
+    this.hits++;
+    this.entries.set(key, kept); // the newest again
+    return copied(kept);
+  }
+
   /** `lines` packed: the kept members if they are of the same bytes, else newly compressed (and kept). */
   pack(key: string, lines: Uint8Array): PackedLines {
     const hash = sha256(lines);

@@ -1,4 +1,4 @@
-import type { SeriesColumns } from "../convert/series-columns.js";
+import type { TargetSeries } from "../convert/series-columns.js";
 import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
 import { formatValue } from "./label-pairs.js";
 import { type RenderedFamilies, renderSampleSet } from "./text-format.js";
@@ -14,6 +14,9 @@ type Writable = Buffer & {
   utf8Write(text: string, offset: number): number;
 };
 
+/** A family's lines as kept the last time, for a family the summary says is the same bytes again. */
+export type KeptLines<L> = (name: string, v: number) => L | undefined;
+
 /** The rendered families of a targets summary, and how many samples they hold. */
 export function renderTargets(summary: TargetsSummary, prefix: string): { families: RenderedFamilies; series: number } {
   return renderTargetsKept(summary, prefix, (lines) => lines);
@@ -27,13 +30,9 @@ export function renderTargetsKept<L>(
   summary: TargetsSummary,
   prefix: string,
   keep: (lines: Uint8Array, name: string) => L,
+  kept?: KeptLines<L>,
 ): { families: [name: string, lines: L][]; series: number } {
   const { series, order } = summary;
-  const pairsBytes = new Int32Array(series.size);
-  for (let i = 0; i < series.size; i++) {
-    const pairs = series.pairs[i] as string;
-    pairsBytes[i] = Buffer.byteLength(pairs);
-  }
   // A family comes where its first sample would have been added (convertTargets' order).
   const first = PER_TARGET_FAMILIES.map((_, v) => order.findIndex((i) => !Number.isNaN(series.value(v, i))));
   const written = PER_TARGET_FAMILIES.map((_, v) => v)
@@ -43,7 +42,13 @@ export function renderTargetsKept<L>(
   let samples = 0;
   for (const v of written) {
     const name = PER_TARGET_FAMILIES[v] as string;
-    const lines = familyLines(series, order, pairsBytes, v, `${name}{${prefix}${prefix ? "," : ""}`);
+    const again = summary.sameAsLast?.(v) ? kept?.(name, v) : undefined;
+    if (again !== undefined) {
+      samples += samplesOf(series, order, v);
+      families.push([name, again]);
+      continue;
+    }
+    const lines = familyLines(series, order, v, `${name}{${prefix}${prefix ? "," : ""}`);
     samples += lines.samples;
     families.push([name, keep(lines.bytes, name)]);
   }
@@ -51,14 +56,19 @@ export function renderTargetsKept<L>(
   return { families, series: samples + summary.pools.size };
 }
 
+function samplesOf(series: TargetSeries, order: Uint32Array, v: number): number {
+  let n = 0;
+  for (let k = 0; k < order.length; k++) if (!Number.isNaN(series.value(v, order[k] as number))) n++;
+  return n;
+}
+
 /**
  * One family's lines, `start` + the series' pairs + `} value`: values formatted once, kept only while
  * this family is written (not five families' worth at once), then written into a buffer of the exact size.
  */
 function familyLines(
-  series: SeriesColumns,
+  series: TargetSeries,
   order: Uint32Array,
-  pairsBytes: Int32Array,
   v: number,
   start: string,
 ): { bytes: Buffer; samples: number } {
@@ -73,7 +83,7 @@ function familyLines(
     if (Number.isNaN(value)) continue;
     const text = formatValue(value);
     values[k] = text;
-    bytes += startBytes + (pairsBytes[i] as number) + text.length + 3; // "} " and the newline
+    bytes += startBytes + series.pairsLength(i) + text.length + 3; // "} " and the newline
     samples++;
   }
   const out = Buffer.allocUnsafe(bytes) as Writable;
@@ -81,10 +91,8 @@ function familyLines(
   for (let k = 0; k < order.length; k++) {
     const value = values[k];
     if (value === undefined) continue;
-    const i = order[k] as number;
     offset += ascii ? out.latin1Write(start, offset) : out.utf8Write(start, offset);
-    const pairs = series.pairs[i] as string;
-    offset += pairsBytes[i] === pairs.length ? out.latin1Write(pairs, offset) : out.utf8Write(pairs, offset);
+    offset += series.writePairs(out, offset, order[k] as number);
     out[offset++] = 0x7d; // }
     out[offset++] = 0x20; // space
     for (let c = 0; c < value.length; c++) out[offset++] = value.charCodeAt(c); // numbers are ASCII

@@ -40,11 +40,25 @@ export interface ChunkDecoder {
   finish(): FastDecoded | undefined;
   /**
    * As finish, each family handed to `pack` as soon as it is written: a decoder thread keeps no more
-   * than one family's plain lines at a time (500k targets: 63 MB, not 313).
+   * than one family's plain lines at a time (500k targets: 63 MB, not 313). `packedAgain` gives the
+   * members packed last time of a family known to be the same bytes (by their hash), if still kept.
    */
-  finishPacked(pack: (lines: FamilyLines, family: string) => FamilyLines): PackedFastDecoded | undefined;
+  finishPacked(
+    pack: (lines: FamilyLines, family: string) => FamilyLines,
+    packedAgain?: (family: string, hash: string) => FamilyLines | undefined,
+  ): PackedFastDecoded | undefined;
   /** Why the answer is refused outright (not left to the reference path), if it is. */
   refusal(): { reason: FailureReason; message: string } | undefined;
+}
+
+/**
+ * What a decoder thread keeps for a source from one answer to the next (its size stated, so the thread
+ * can bound the total): taken when an answer starts, so two answers never share it, and kept again
+ * when it ends well.
+ */
+export interface DecoderMemory {
+  take(key: string): unknown;
+  keep(key: string, value: unknown, bytes: number): void;
 }
 
 /** What a decoder needs from the source: plain data, so a job can cross to a worker thread. */

@@ -2,8 +2,9 @@ import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { type Families, type FamilyLines, isPacked, PACK_MIN_BYTES, packFamilies } from "../exposition/pack.js";
 import { PackCache } from "../exposition/pack-cache.js";
+import { BoundedMap } from "../lib/bounded-map.js";
 import { excerpt } from "../upstream/excerpt.js";
-import type { ChunkDecoder, DecodeJob, DecodeResult } from "./decode-types.js";
+import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
 import { ownMemory, transferList } from "./transferable.js";
@@ -71,12 +72,30 @@ const streams = new Map<number, { decoder: ChunkDecoder; source: string }>();
 const packed = new PackCache();
 const packFamily = (source: string) => (lines: FamilyLines, family: string) =>
   isPacked(lines) || lines.byteLength < PACK_MIN_BYTES ? lines : packed.pack(`${source}\n${family}`, lines);
+const packedAgain = (source: string) => (family: string, hash: string) => packed.again(`${source}\n${family}`, hash);
+
+/**
+ * What decoders keep of a source between its answers (a targets answer's series, ~250 bytes a target),
+ * bounded: the oldest source's goes first, and one larger than the whole budget is not kept.
+ */
+export const DECODER_MEMORY_BYTES = 192 * 2 ** 20;
+const keptBySource = new BoundedMap<{ value: unknown; bytes: number }>((e) => e.bytes, { bytes: DECODER_MEMORY_BYTES });
+const memory: DecoderMemory = {
+  take(key) {
+    const entry = keptBySource.get(key);
+    keptBySource.delete(key);
+    return entry?.value;
+  },
+  keep(key, value, bytes) {
+    keptBySource.set(key, { value, bytes });
+  },
+};
 
 function finishStream(id: number): PackedResult | undefined {
   const stream = streams.get(id);
   streams.delete(id);
   try {
-    const done = stream?.decoder.finishPacked(packFamily(stream.source));
+    const done = stream?.decoder.finishPacked(packFamily(stream.source), packedAgain(stream.source));
     const refused = stream?.decoder.refusal();
     if (refused) return { ok: false, ...refused };
     return done && { ok: true, ...done };
@@ -115,7 +134,7 @@ parentPort?.on("message", (message: DecoderRequest) => {
       return;
     case "open": {
       const spec = ENDPOINTS[message.endpoint];
-      const decoder = spec.stream?.(message.options);
+      const decoder = spec.stream?.(message.options, memory);
       if (decoder) streams.set(message.id, { decoder, source: message.options.labelPrefix });
       return;
     }

@@ -2,7 +2,7 @@ import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { SampleSet } from "../convert/samples.js";
 import { agentModeSamples } from "../convert/tsdb.js";
 import type { PollError } from "../upstream/poll-error.js";
-import type { ChunkDecoder, DecodeOptions } from "./decode-types.js";
+import type { ChunkDecoder, DecodeOptions, DecoderMemory } from "./decode-types.js";
 import { TargetsDecoder } from "./targets-fast-path.js";
 
 export type { ChunkDecoder, ConvertOptions, FastDecoded } from "./decode-types.js";
@@ -23,7 +23,7 @@ export interface EndpointSpec {
    * as they arrive, and the result is that of the reference path (JSON.parse, schema, convert, facts,
    * renderSampleSet), or undefined to let that path decide (its result or error stands).
    */
-  stream?(options: DecodeOptions): ChunkDecoder;
+  stream?(options: DecodeOptions, memory?: DecoderMemory): ChunkDecoder;
   /** Error answers that tell something about the server; undefined for a real failure. */
   recognise?(error: PollError): Recognised | undefined;
 }
@@ -51,7 +51,7 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     // No `state`: 2.47-3.x fill droppedTargetCounts only when dropped targets are shown as well
     // (web/api/v1/api.go, showDropped), so asking for active targets only would lose the counts.
     searchParams: () => undefined,
-    stream: (options) => new TargetsDecoder(options),
+    stream: (options, memory) => new TargetsDecoder(options, memory),
   },
   status: {
     path: "/api/v2/status",

@@ -1,23 +1,32 @@
+import { PoolCounts, seriesAtLeast } from "../convert/pool-counts.js";
 import { prometheusFacts } from "../convert/replica-facts.js";
-import { TargetSummariser } from "../convert/targets.js";
-import type { FamilyLines } from "../exposition/pack.js";
+import { SeriesColumns } from "../convert/series-columns.js";
+import { TargetTable } from "../convert/target-table.js";
+import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
+import { type FamilyLines, isPacked } from "../exposition/pack.js";
 import { renderTargetsKept } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
-import { labelNamesRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
-import type { ChunkDecoder, DecodeOptions, FastDecoded, PackedFastDecoded } from "./decode-types.js";
+import { labelNamesRead, type TargetRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
+import type { ChunkDecoder, DecodeOptions, DecoderMemory, FastDecoded, PackedFastDecoded } from "./decode-types.js";
 import { overSeriesLimit } from "./series-limit.js";
 
 // A scrape pool's summary takes several KB of heap: 100k pools of one target each ran a 320 MiB thread
 // out of memory. Counted as this many targets against the budget.
 const POOL_WEIGHT = 32;
 
+/** No per-target series (per_target off): nothing to write. */
+const NO_SERIES = new SeriesColumns(false);
+
 /**
  * A targets answer from bytes to rendered lines as it streams: each target goes from the reader to the
- * summary as it is read, so the answer never exists whole, as bytes or as objects. `finish` gives
- * undefined when the reader gave up (the reference path then decides).
+ * summary as it is read, so the answer never exists whole, as bytes or as objects. The source's series
+ * are kept between answers (convert/target-table.ts) in the decoder's memory when it has one. `finish`
+ * gives undefined when the reader gave up (the reference path then decides).
  */
 export class TargetsDecoder implements ChunkDecoder {
-  private readonly summariser: TargetSummariser;
+  private readonly pools = new PoolCounts();
+  private readonly table: TargetTable | undefined;
+  private readonly tableKey: string;
   // A grouped source's identities are computed per target, not per merged series: those targets are kept.
   private readonly kept: ActiveTarget[] | undefined;
   private readonly reader: TargetsAnswerReader;
@@ -27,25 +36,31 @@ export class TargetsDecoder implements ChunkDecoder {
   private tooMany = false;
   private overLimit = false;
 
-  constructor(private readonly options: DecodeOptions) {
-    const summariser = new TargetSummariser({ perTarget: options.perTarget, extraLabels: options.targetLabels });
-    const kept: ActiveTarget[] | undefined = options.replicaFacts ? [] : undefined;
+  constructor(
+    private readonly options: DecodeOptions,
+    private readonly memory?: DecoderMemory,
+  ) {
+    const { perTarget, targetLabels } = options;
+    this.tableKey = `${options.labelPrefix}\n${JSON.stringify(targetLabels)}`;
+    if (perTarget) {
+      const known = memory?.take(this.tableKey);
+      this.table = known instanceof TargetTable ? known : new TargetTable(targetLabels);
+      this.table.begin();
+    }
+    this.kept = options.replicaFacts ? [] : undefined;
     const maxTargets = options.maxTargets ?? Number.POSITIVE_INFINITY;
-    this.summariser = summariser;
-    this.kept = kept;
     // A pool's summary (counts by health and reason, then its samples) weighs as much as many targets.
     const overBudget = () => {
-      if (this.targets + POOL_WEIGHT * (summariser.poolCount + this.droppedPools) <= maxTargets) return;
+      if (this.targets + POOL_WEIGHT * (this.pools.size + this.droppedPools) <= maxTargets) return;
       this.tooMany = true;
       throw new Error("too many targets"); // stops the reader: the rest is not read
     };
-    this.reader = new TargetsAnswerReader(labelNamesRead(options.targetLabels), (target) => {
+    this.reader = new TargetsAnswerReader(labelNamesRead(targetLabels), (target) => {
       this.targets++;
       overBudget();
-      summariser.add(target);
-      kept?.push(target);
+      this.add(target);
       // Refused as soon as it must be: the rest of a hostile answer is neither read nor kept.
-      if (overSeriesLimit(summariser.seriesAtLeast, options.seriesLimit)) {
+      if (overSeriesLimit(this.seriesAtLeast, options.seriesLimit)) {
         this.overLimit = true;
         throw new Error("over series_limit");
       }
@@ -58,8 +73,18 @@ export class TargetsDecoder implements ChunkDecoder {
     };
   }
 
+  private add(target: TargetRead): void {
+    const pool = this.pools.add(target.scrapePool, target.health, target.lastError);
+    if (this.table?.add(target)) pool.collisions++;
+    this.kept?.push(target.toActiveTarget());
+  }
+
+  private get seriesAtLeast(): number {
+    return seriesAtLeast(this.table?.size ?? 0, this.pools.size, this.options.perTarget);
+  }
+
   refusal() {
-    if (this.overLimit) return overSeriesLimit(this.summariser.seriesAtLeast, this.options.seriesLimit, true);
+    if (this.overLimit) return overSeriesLimit(this.seriesAtLeast, this.options.seriesLimit, true);
     if (!this.tooMany) return undefined;
     return {
       reason: "too_large" as const,
@@ -76,16 +101,41 @@ export class TargetsDecoder implements ChunkDecoder {
     return this.finishKept((lines) => lines);
   }
 
-  finishPacked(pack: (lines: FamilyLines, family: string) => FamilyLines): PackedFastDecoded | undefined {
-    return this.finishKept(pack);
+  finishPacked(
+    pack: (lines: FamilyLines, family: string) => FamilyLines,
+    packedAgain?: (family: string, hash: string) => FamilyLines | undefined,
+  ): PackedFastDecoded | undefined {
+    const table = this.table;
+    if (!table || !packedAgain) return this.finishKept(pack);
+    // What each per-target family was packed as is noted, so that the same bytes next time are not written again.
+    const noted = (lines: FamilyLines, family: string) => {
+      const packed = pack(lines, family);
+      const v = (PER_TARGET_FAMILIES as readonly string[]).indexOf(family);
+      if (v >= 0) table.packedHash[v] = isPacked(packed) ? packed.hash : undefined;
+      return packed;
+    };
+    return this.finishKept(noted, (family, v) => {
+      const hash = table.packedHash[v];
+      return hash === undefined ? undefined : packedAgain(family, hash);
+    });
   }
 
-  private finishKept<L>(keep: (lines: Uint8Array, family: string) => L) {
+  private finishKept<L>(
+    keep: (lines: Uint8Array, family: string) => L,
+    kept?: (family: string, v: number) => L | undefined,
+  ) {
     if (this.tooMany || this.overLimit) return undefined;
     const scanned = this.reader.end();
     if (scanned === undefined) return undefined;
-    const summary = this.summariser.finish(scanned.data);
-    const { families, series } = renderTargetsKept(summary, this.options.labelPrefix, keep);
+    const table = this.table;
+    const summary: TargetsSummary = {
+      series: table ?? NO_SERIES,
+      order: table ? table.finish() : new Uint32Array(0),
+      pools: this.pools.samples(scanned.data, this.options.perTarget),
+      sameAsLast: table && ((v) => table.sameAsLast(v)),
+    };
+    const { families, series } = renderTargetsKept(summary, this.options.labelPrefix, keep, kept);
+    if (table && !table.sparse) this.memory?.keep(this.tableKey, table, table.bytes);
     if (this.kept === undefined) return { families, series };
     const payload = { ...scanned, data: { ...scanned.data, activeTargets: this.kept } };
     return { families, series, facts: prometheusFacts(payload, this.options.targetLabels) };

@@ -96,6 +96,86 @@ const remembered = (): Remembered => ({ bytes: Buffer.alloc(0), text: "" });
 
 const HEALTHS = ["up", "down", "unknown"].map((h) => ({ bytes: Buffer.from(h), text: h }));
 
+/** How a string's raw bytes become its text: escapes through JSON.parse, bytes above ASCII as UTF-8. */
+const ESCAPED = 1;
+const WIDE = 2;
+
+/**
+ * One active target as read, the same object for every target of an answer: its strings that a
+ * series is keyed by (the pool and the labels read) as spans of the buffer being read, valid only
+ * while the target is handed over. A consumer that knows a target's spans from an earlier poll needs
+ * no string of them (convert/target-table.ts); `toActiveTarget` gives what the reference path has.
+ */
+export class TargetRead {
+  /** The buffer the spans are in. */
+  bytes: Buffer = Buffer.alloc(0);
+  scrapePool = "";
+  /** The pool's raw bytes (between its quotes; empty when it has none or not a string). */
+  poolStart = 0;
+  poolEnd = 0;
+  health = "unknown";
+  lastError = "";
+  lastScrape: string | undefined;
+  lastScrapeDuration: number | undefined;
+  scrapeInterval: string | undefined;
+  scrapeTimeout: string | undefined;
+  /** Label k (`labelNames[k]`): its raw bytes [start, end), start -1 when the target has none. */
+  readonly labelStart: Int32Array;
+  readonly labelEnd: Int32Array;
+  readonly labelFlags: Uint8Array;
+
+  constructor(readonly labelNames: readonly string[]) {
+    this.labelStart = new Int32Array(labelNames.length);
+    this.labelEnd = new Int32Array(labelNames.length);
+    this.labelFlags = new Uint8Array(labelNames.length);
+  }
+
+  reset(bytes: Buffer): void {
+    this.bytes = bytes;
+    this.scrapePool = "";
+    this.poolStart = 0;
+    this.poolEnd = 0;
+    this.health = "unknown";
+    this.lastError = "";
+    this.lastScrape = undefined;
+    this.lastScrapeDuration = undefined;
+    this.scrapeInterval = undefined;
+    this.scrapeTimeout = undefined;
+    this.labelStart.fill(-1);
+  }
+
+  /** Label k's text as JSON.parse gives it; "" when the target has none. */
+  label(k: number): string {
+    const start = this.labelStart[k] as number;
+    if (start < 0) return "";
+    return decodeSpan(this.bytes as Bytes, start, this.labelEnd[k] as number, this.labelFlags[k] as number);
+  }
+
+  /** The target as the reference path has it, for the labels read (a copy: it outlives the buffer). */
+  toActiveTarget(): ActiveTarget {
+    const labels: Record<string, string> = {};
+    for (let k = 0; k < this.labelNames.length; k++)
+      if ((this.labelStart[k] as number) >= 0) labels[this.labelNames[k] as string] = this.label(k);
+    const target: ActiveTarget = {
+      labels,
+      scrapePool: this.scrapePool,
+      health: this.health,
+      lastError: this.lastError,
+    };
+    if (this.lastScrape !== undefined) target.lastScrape = this.lastScrape;
+    if (this.lastScrapeDuration !== undefined) target.lastScrapeDuration = this.lastScrapeDuration;
+    if (this.scrapeInterval !== undefined) target.scrapeInterval = this.scrapeInterval;
+    if (this.scrapeTimeout !== undefined) target.scrapeTimeout = this.scrapeTimeout;
+    return target;
+  }
+}
+
+/** A string's raw bytes [start, end) as JSON.parse gives its text (invalid UTF-8 replaced as Buffer#toString does). */
+function decodeSpan(b: Bytes, start: number, end: number, flags: number): string {
+  if (flags & ESCAPED) return JSON.parse(b.utf8Slice(start - 1, end + 1)) as string;
+  return flags & WIDE ? b.utf8Slice(start, end) : b.latin1Slice(start, end);
+}
+
 /**
  * Reads JSON values from a buffer, one value per call: the positions are absolute in the buffer it is
  * given, so the streaming reader below can point it at a chunk or at its carry.
@@ -113,16 +193,16 @@ class Scanner {
   private readonly interval = remembered();
   private readonly timeout = remembered();
 
-  constructor(
-    private readonly labelKeys: KeySet,
-    private readonly labelNames: readonly string[],
-  ) {}
+  constructor(private readonly labelKeys: KeySet) {}
 
-  /** An element of activeTargets: the target, or undefined for an element that is not an object. */
-  activeTarget(): ActiveTarget | undefined {
-    if (this.peek() === OPEN_OBJECT) return this.target();
-    this.skipValue();
-    return undefined;
+  /** An element of activeTargets read into `read`: false for an element that is not an object. */
+  activeTarget(read: TargetRead): boolean {
+    if (this.peek() !== OPEN_OBJECT) {
+      this.skipValue();
+      return false;
+    }
+    this.target(read);
+    return true;
   }
 
   /** The index of the key in `keys` (-1 for another key), its colon left to the caller. */
@@ -143,8 +223,8 @@ class Scanner {
     return this.stringIs(SUCCESS);
   }
 
-  private target(): ActiveTarget {
-    const target: ActiveTarget = { labels: {}, scrapePool: "", health: "unknown", lastError: "" };
+  private target(read: TargetRead): void {
+    read.reset(this.b);
     let seen = 0;
     if (this.enterObject())
       do {
@@ -158,35 +238,39 @@ class Scanner {
         // A field of another type takes the reference's neutral value (payloads.ts, normaliseActiveTarget).
         if (k === 5) {
           const n = this.numberOrSkip();
-          if (n !== undefined && Number.isFinite(n)) target.lastScrapeDuration = n;
+          if (n !== undefined && Number.isFinite(n)) read.lastScrapeDuration = n;
         } else if (k === 0) {
-          if (this.peek() === OPEN_OBJECT) target.labels = this.labels();
+          if (this.peek() === OPEN_OBJECT) this.labels(read);
           else this.skipValue();
         } else if (this.peek() !== QUOTE) this.skipValue();
-        else if (k === 1) target.scrapePool = this.string(this.pool);
-        else if (k === 2) target.health = this.health();
-        else if (k === 3) target.lastError = this.string();
-        else if (k === 4) target.lastScrape = this.string();
-        else if (k === 6) target.scrapeInterval = this.string(this.interval);
-        else target.scrapeTimeout = this.string(this.timeout);
+        else if (k === 1) {
+          read.scrapePool = this.string(this.pool);
+          read.poolStart = this.start;
+          read.poolEnd = this.end;
+        } else if (k === 2) read.health = this.health();
+        else if (k === 3) read.lastError = this.string();
+        else if (k === 4) read.lastScrape = this.string();
+        else if (k === 6) read.scrapeInterval = this.string(this.interval);
+        else read.scrapeTimeout = this.string(this.timeout);
       } while (this.nextMember());
-    return target;
   }
 
   /**
-   * Only the labels the conversion reads. A value that is not a string gives up: the reference then
-   * drops every label, unless a later duplicate key replaces that value.
+   * Only the labels the conversion reads, as spans. A value that is not a string gives up: the
+   * reference then drops every label, unless a later duplicate key replaces that value (as a later
+   * span replaces an earlier one here).
    */
-  private labels(): Record<string, string> {
-    const labels: Record<string, string> = {};
+  private labels(read: TargetRead): void {
     if (this.enterObject())
       do {
         const k = this.key(this.labelKeys);
         if (this.peek() !== QUOTE) giveUp();
-        if (k < 0) this.skipString();
-        else labels[this.labelNames[k] as string] = this.string();
+        this.skipString();
+        if (k < 0) continue;
+        read.labelStart[k] = this.start;
+        read.labelEnd[k] = this.end;
+        read.labelFlags[k] = (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
       } while (this.nextMember());
-    return labels;
   }
 
   private health(): string {
@@ -348,8 +432,7 @@ class Scanner {
 
   /** The last string or key as JSON.parse gives it (invalid UTF-8 replaced as Buffer#toString does). */
   private decodeLast(): string {
-    if (this.escaped) return JSON.parse(this.b.utf8Slice(this.start - 1, this.end + 1)) as string;
-    return this.wide ? this.b.utf8Slice(this.start, this.end) : this.b.latin1Slice(this.start, this.end);
+    return decodeSpan(this.b, this.start, this.end, (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0));
   }
 
   /** Moves past a string (at its opening quote), checking it; notes where its bytes are. */
@@ -577,12 +660,16 @@ export class TargetsAnswerReader {
   private readonly valueEnd = new ValueEnd();
   private failed = false;
 
+  /** The target being read: one object for all of them, handed to `onTarget` when whole. */
+  private readonly target: TargetRead;
+
   constructor(
     labelNames: readonly string[],
-    private readonly onTarget: (target: ActiveTarget) => void,
+    private readonly onTarget: (target: TargetRead) => void,
     private readonly maxValueBytes = MAX_VALUE_BYTES,
   ) {
-    this.scanner = new Scanner(new KeySet(labelNames), labelNames);
+    this.scanner = new Scanner(new KeySet(labelNames));
+    this.target = new TargetRead(labelNames);
   }
 
   /** Whether the reader has given up (further chunks are ignored). */
@@ -770,7 +857,7 @@ export class TargetsAnswerReader {
       case Read.Counts:
         return s.counts();
       case Read.Target:
-        return s.activeTarget();
+        return s.activeTarget(this.target);
       case Read.DroppedTarget:
         return s.droppedTarget();
       default:
@@ -807,7 +894,8 @@ export class TargetsAnswerReader {
         this.counts = value as Record<string, number>;
         return;
       case Read.Target:
-        if (value !== undefined) this.onTarget(value as ActiveTarget);
+        // Handed over while the bytes its spans point into are still those read.
+        if (value === true) this.onTarget(this.target);
         return;
       case Read.DroppedTarget: {
         const pool = (value as { scrapePool: string }).scrapePool;
@@ -838,10 +926,10 @@ const CARRY_KEPT = 64 * 1024;
 export function scanTargetsAnswer(
   bytes: Uint8Array,
   labelNames: readonly string[],
-  onTarget?: (target: ActiveTarget) => void,
+  onTarget?: (target: TargetRead) => void,
 ): TargetsResponse | undefined {
   const active: ActiveTarget[] = [];
-  const reader = new TargetsAnswerReader(labelNames, onTarget ?? ((t) => active.push(t)));
+  const reader = new TargetsAnswerReader(labelNames, onTarget ?? ((t) => active.push(t.toActiveTarget())));
   reader.write(bytes);
   const answer = reader.end();
   if (answer && !onTarget) answer.data.activeTargets = active;

@@ -522,7 +522,7 @@ function readInChunks(
   labelNames = ["job", "instance", "namespace", ...NON_ASCII_NAMES],
 ) {
   const targets: ActiveTarget[] = [];
-  const reader = new TargetsAnswerReader(labelNames, (t) => targets.push(t));
+  const reader = new TargetsAnswerReader(labelNames, (t) => targets.push(t.toActiveTarget()));
   let from = 0;
   for (const cut of [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b)) {
     // Each piece a copy of its own, as a socket hands them over: nothing may keep a view of an old one.

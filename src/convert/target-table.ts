@@ -1,0 +1,314 @@
+import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
+import type { TargetRead } from "../upstream/targets-scanner.js";
+import { mergeValue, SERIES_VALUES, type TargetSeries } from "./series-columns.js";
+import { hashBytes, orderSeries } from "./series-order.js";
+import { type TargetLabel, targetLabels, targetValues } from "./targets.js";
+
+// The per-target series of one source, kept from one poll to the next. A target is known by its
+// identity bytes: its pool's and read labels' raw bytes as the answer spells them, which a real
+// Prometheus writes the same on every poll (only health, lastScrape, lastScrapeDuration move). A known
+// identity finds its series' rendered labels (a block of bytes in an arena) without decoding a string,
+// building an object or escaping a value: per target, a poll hashes ~60 bytes, compares them with the
+// kept ones, and writes five numbers. Only a target not seen before is decoded and rendered as the
+// reference path does (targets.ts). The series keep their order while the set of them is the same, and
+// a family whose values did not move is known to be the same bytes without writing it.
+//
+// Several identities may render to one series (an escape spelled two ways, a lone surrogate and
+// U+FFFD): they share it, and merge as targets with the same labels do.
+
+const VALUES = SERIES_VALUES.length;
+/** Between the spans of an identity: a quote never stands raw inside a JSON string. */
+const SEPARATOR = 0x22;
+const FNV_PRIME = 0x01000193;
+/** Hashes as Map keys stay small integers (no heap number per key). */
+const SMALL = 0x3fffffff;
+const NONE = -1;
+
+/** Bytes appended one block after another. */
+class Arena {
+  bytes = Buffer.allocUnsafe(4096);
+  used = 0;
+
+  /** Room for `n` more bytes; the offset they go at. */
+  reserve(n: number): number {
+    if (this.used + n > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + n));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    const at = this.used;
+    this.used += n;
+    return at;
+  }
+}
+
+function grownInt32(a: Int32Array, size: number): Int32Array {
+  const b = new Int32Array(size);
+  b.set(a);
+  return b;
+}
+
+function grownUint32(a: Uint32Array, size: number): Uint32Array {
+  const b = new Uint32Array(size);
+  b.set(a);
+  return b;
+}
+
+function grownFloat64(a: Float64Array, size: number): Float64Array {
+  const b = new Float64Array(size);
+  b.set(a);
+  return b;
+}
+
+const same = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isNaN(b));
+
+/** The per-target series of one source's answers, poll after poll. */
+export class TargetTable implements TargetSeries {
+  // Identities: bytes in idArena, chained by hash; each names its series.
+  private readonly idArena = new Arena();
+  private idStart: Int32Array = new Int32Array(1024);
+  private idLength: Int32Array = new Int32Array(1024);
+  private idNext: Int32Array = new Int32Array(1024);
+  private idSeries: Int32Array = new Int32Array(1024);
+  private ids = 0;
+  private readonly idFirst = new Map<number, number>();
+
+  // Series: rendered labels in pairsArena, chained by their hash; their pool (as written) and values.
+  private readonly pairsArena = new Arena();
+  private pairsStart: Int32Array = new Int32Array(1024);
+  private pairsLengths: Int32Array = new Int32Array(1024);
+  private pairsHash: Uint32Array = new Uint32Array(1024);
+  private seriesNext: Int32Array = new Int32Array(1024);
+  /** The poll a series was last met in. */
+  private seenIn: Uint32Array = new Uint32Array(1024);
+  private pools: string[] = [];
+  private series = 0;
+  private readonly seriesFirst = new Map<number, number>();
+  /** Values by series, this poll's and the last's. */
+  private current: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
+  private previous: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
+
+  private poll = 0;
+  /** The series met this poll, in the order met. */
+  private met: Uint32Array = new Uint32Array(1024);
+  private metCount = 0;
+  /** Of those, met in the last poll too. */
+  private metLastPoll = 0;
+  private lastOrder: Uint32Array | undefined;
+  private orderKept = false;
+  private readonly values = new Array<number>(VALUES);
+
+  constructor(private readonly extraLabels: readonly TargetLabel[]) {}
+
+  /** Starts a poll: every series is unmet until a target of it is added. */
+  begin(): void {
+    this.poll++;
+    const swap = this.previous;
+    this.previous = this.current;
+    this.current = swap;
+    this.metCount = 0;
+    this.metLastPoll = 0;
+  }
+
+  /** Distinct series met this poll. */
+  get size(): number {
+    return this.metCount;
+  }
+
+  /** Adds a target read this poll; true when it merged into a series another target made (a collision). */
+  add(read: TargetRead): boolean {
+    const id = this.identity(read);
+    const s = this.idSeries[id] as number;
+    const values = targetValues(this.values, read);
+    if (this.seenIn[s] === this.poll) {
+      for (let v = 0; v < VALUES; v++) {
+        const column = this.current[v] as Float64Array;
+        column[s] = mergeValue(v, column[s] as number, values[v] as number);
+      }
+      return true;
+    }
+    if (this.seenIn[s] === this.poll - 1) this.metLastPoll++;
+    this.seenIn[s] = this.poll;
+    if (this.metCount === this.met.length) this.met = grownUint32(this.met, this.met.length * 2);
+    this.met[this.metCount++] = s;
+    for (let v = 0; v < VALUES; v++) (this.current[v] as Float64Array)[s] = values[v] as number;
+    return false;
+  }
+
+  /** The series met this poll in the exporter's order: the last poll's order when they are the same series. */
+  finish(): Uint32Array {
+    const last = this.lastOrder;
+    this.orderKept = last !== undefined && this.metLastPoll === this.metCount && this.metCount === last.length;
+    if (!this.orderKept) {
+      this.lastOrder = orderSeries(this.met.subarray(0, this.metCount), {
+        pool: (i) => this.pools[i] as string,
+        hash: (i) => this.pairsHash[i] as number,
+        compare: (a, b) => this.comparePairs(a, b),
+      });
+    }
+    return this.lastOrder as Uint32Array;
+  }
+
+  /** Whether family v holds the same values as in the last poll, for the same series in the same order. */
+  sameAsLast(v: number): boolean {
+    if (!this.orderKept) return false;
+    const order = this.lastOrder as Uint32Array;
+    const now = this.current[v] as Float64Array;
+    const before = this.previous[v] as Float64Array;
+    for (let k = 0; k < order.length; k++) {
+      const s = order[k] as number;
+      if (!same(now[s] as number, before[s] as number)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether series and identities no target named for a while outnumber those met this poll: such a
+   * table is not kept (the next poll starts again, decoding every target once more).
+   */
+  get sparse(): boolean {
+    const live = this.metCount;
+    return this.series > 2 * live + 1024 || this.ids > 2 * live + 1024;
+  }
+
+  /** The hash of family v's packed lines as last written from this table (exposition/pack.ts), if they were packed. */
+  readonly packedHash: (string | undefined)[] = SERIES_VALUES.map(() => undefined);
+
+  /** Memory held between polls, in bytes (arenas, columns, indices). */
+  get bytes(): number {
+    const perId = 4 * 4 + 48; // four Int32Arrays, a Map entry
+    const perSeries = 4 * 5 + 8 + 2 * VALUES * 8 + 48; // five 32-bit arrays, a pool, two sets of values, a Map entry
+    return (
+      this.idArena.bytes.length +
+      this.pairsArena.bytes.length +
+      this.idStart.length * perId +
+      this.pairsStart.length * perSeries
+    );
+  }
+
+  value(v: number, i: number): number {
+    return (this.current[v] as Float64Array)[i] as number;
+  }
+
+  pairsLength(i: number): number {
+    return this.pairsLengths[i] as number;
+  }
+
+  writePairs(out: Buffer, offset: number, i: number): number {
+    const start = this.pairsStart[i] as number;
+    return this.pairsArena.bytes.copy(out, offset, start, start + (this.pairsLengths[i] as number));
+  }
+
+  // --- identities ---
+
+  private identity(read: TargetRead): number {
+    const b = read.bytes;
+    let h = Math.imul(hashBytes(b, read.poolStart, read.poolEnd) ^ SEPARATOR, FNV_PRIME);
+    const { labelStart, labelEnd } = read;
+    for (let k = 0; k < labelStart.length; k++) {
+      const start = labelStart[k] as number;
+      if (start >= 0) h = hashBytes(b, start, labelEnd[k] as number, h);
+      h = Math.imul(h ^ SEPARATOR, FNV_PRIME);
+    }
+    const key = h & SMALL;
+    for (let id = this.idFirst.get(key) ?? NONE; id !== NONE; id = this.idNext[id] as number) {
+      if (this.isIdentity(id, read)) return id;
+    }
+    return this.newIdentity(read, key);
+  }
+
+  private isIdentity(id: number, read: TargetRead): boolean {
+    const kept = this.idArena.bytes;
+    let p = this.idStart[id] as number;
+    const end = p + (this.idLength[id] as number);
+    const b = read.bytes;
+    const span = (start: number, stop: number): boolean => {
+      if (stop - start > end - p) return false;
+      for (let i = start; i < stop; i++) if (kept[p++] !== b[i]) return false;
+      return kept[p++] === SEPARATOR;
+    };
+    if (!span(read.poolStart, read.poolEnd)) return false;
+    const { labelStart, labelEnd } = read;
+    for (let k = 0; k < labelStart.length; k++) {
+      const start = labelStart[k] as number;
+      if (!(start >= 0 ? span(start, labelEnd[k] as number) : span(0, 0))) return false;
+    }
+    return p === end;
+  }
+
+  private newIdentity(read: TargetRead, key: number): number {
+    const b = read.bytes;
+    const { labelStart, labelEnd } = read;
+    let length = read.poolEnd - read.poolStart + 1;
+    for (let k = 0; k < labelStart.length; k++) {
+      const start = labelStart[k] as number;
+      length += (start >= 0 ? (labelEnd[k] as number) - start : 0) + 1;
+    }
+    let at = this.idArena.reserve(length);
+    const arena = this.idArena.bytes;
+    at += b.copy(arena, at, read.poolStart, read.poolEnd);
+    arena[at++] = SEPARATOR;
+    for (let k = 0; k < labelStart.length; k++) {
+      const start = labelStart[k] as number;
+      if (start >= 0) at += b.copy(arena, at, start, labelEnd[k] as number);
+      arena[at++] = SEPARATOR;
+    }
+    if (this.ids === this.idStart.length) {
+      const size = this.ids * 2;
+      this.idStart = grownInt32(this.idStart, size);
+      this.idLength = grownInt32(this.idLength, size);
+      this.idNext = grownInt32(this.idNext, size);
+      this.idSeries = grownInt32(this.idSeries, size);
+    }
+    const id = this.ids++;
+    this.idStart[id] = at - length;
+    this.idLength[id] = length;
+    this.idNext[id] = this.idFirst.get(key) ?? NONE;
+    this.idFirst.set(key, id);
+    // A new identity: its labels decoded and rendered as the reference path renders them.
+    const pairs = Buffer.from(labelPairs(targetLabels(read.toActiveTarget(), this.extraLabels)), "utf8");
+    this.idSeries[id] = this.seriesOf(pairs, wellFormed(read.scrapePool));
+    return id;
+  }
+
+  // --- series ---
+
+  private seriesOf(pairs: Buffer, pool: string): number {
+    const hash = hashBytes(pairs, 0, pairs.length);
+    const key = hash & SMALL;
+    const arena = this.pairsArena;
+    for (let s = this.seriesFirst.get(key) ?? NONE; s !== NONE; s = this.seriesNext[s] as number) {
+      const start = this.pairsStart[s] as number;
+      if (pairs.equals(arena.bytes.subarray(start, start + (this.pairsLengths[s] as number)))) return s;
+    }
+    if (this.series === this.pairsStart.length) this.growSeries(this.series * 2);
+    const s = this.series++;
+    const at = arena.reserve(pairs.length);
+    pairs.copy(arena.bytes, at);
+    this.pairsStart[s] = at;
+    this.pairsLengths[s] = pairs.length;
+    this.pairsHash[s] = hash;
+    this.seriesNext[s] = this.seriesFirst.get(key) ?? NONE;
+    this.seriesFirst.set(key, s);
+    this.seenIn[s] = 0;
+    this.pools[s] = pool;
+    return s;
+  }
+
+  private growSeries(size: number): void {
+    this.pairsStart = grownInt32(this.pairsStart, size);
+    this.pairsLengths = grownInt32(this.pairsLengths, size);
+    this.pairsHash = grownUint32(this.pairsHash, size);
+    this.seriesNext = grownInt32(this.seriesNext, size);
+    this.seenIn = grownUint32(this.seenIn, size);
+    this.current = this.current.map((c) => grownFloat64(c, size));
+    this.previous = this.previous.map((c) => grownFloat64(c, size));
+  }
+
+  private comparePairs(a: number, b: number): number {
+    const bytes = this.pairsArena.bytes;
+    const as = this.pairsStart[a] as number;
+    const bs = this.pairsStart[b] as number;
+    return bytes.compare(bytes, bs, bs + (this.pairsLengths[b] as number), as, as + (this.pairsLengths[a] as number));
+  }
+}

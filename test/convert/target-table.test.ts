@@ -1,0 +1,235 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { TargetsRounds } from "../../scripts/bench/generate.js";
+import { PER_TARGET_FAMILIES } from "../../src/convert/targets.js";
+import type { FamilyLines } from "../../src/exposition/pack.js";
+import { PackCache } from "../../src/exposition/pack-cache.js";
+import { plainText } from "../../src/exposition/unpack.js";
+import { type DecodeOptions, decodeAnswer } from "../../src/poll/decode.js";
+import type { DecoderMemory } from "../../src/poll/decode-types.js";
+import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
+
+// A source's series are kept by its decoder from one answer to the next (src/convert/target-table.ts):
+// known targets are found by the bytes that spell them, their rendered labels reused, and a family
+// whose values did not move is given again as packed last time. Whatever the answers before it, each
+// answer must give exactly what the reference path gives for it alone.
+
+const options = (targetLabels: DecodeOptions["targetLabels"] = []): DecodeOptions => ({
+  replicaFacts: false,
+  perTarget: true,
+  limit: undefined,
+  targetLabels,
+  labelPrefix: 'source="s"',
+  maxBytes: 2 ** 28,
+});
+
+/** A decoder thread's memory and packing, as decode-worker.ts gives them (every family packed, however small). */
+function decoderThread() {
+  const kept = new Map<string, unknown>();
+  const memory: DecoderMemory = {
+    take: (key) => {
+      const value = kept.get(key);
+      kept.delete(key);
+      return value;
+    },
+    keep: (key, value) => kept.set(key, value),
+  };
+  const cache = new PackCache();
+  /** Families of the last answer: written and packed, or given again. */
+  const packed: string[] = [];
+  const again: string[] = [];
+  return {
+    memory,
+    kept,
+    packed,
+    again,
+    async decode(text: string, opts: DecodeOptions) {
+      const decoder = new TargetsDecoder(opts, memory);
+      decoder.write(Buffer.from(text));
+      packed.length = 0;
+      again.length = 0;
+      const result = decoder.finishPacked(
+        (lines, family) => {
+          packed.push(family);
+          return lines instanceof Uint8Array ? cache.pack(family, lines) : lines;
+        },
+        (family, hash) => {
+          const lines = cache.again(family, hash);
+          if (lines) again.push(family);
+          return lines;
+        },
+      );
+      if (!result) return undefined;
+      const families = await Promise.all(
+        result.families.map(async ([name, lines]) => [name, (await plainText([lines as FamilyLines])).toString()]),
+      );
+      return { families, series: result.series };
+    },
+  };
+}
+
+function reference(text: string, opts: DecodeOptions) {
+  const result = decodeAnswer(
+    { endpoint: "targets", body: Buffer.from(text), encoding: undefined, options: opts },
+    { reference: true },
+  );
+  if (!result.ok) throw new Error(result.message);
+  return {
+    families: result.families.map(([name, lines]) => [name, Buffer.from(lines).toString()]),
+    series: result.series,
+  };
+}
+
+// Raw JSON spellings, several of which decode (or are written) alike: an escape, a lone surrogate and
+// U+FFFD, a quote and a backslash that the text format escapes.
+const POOLS = ["a", "\\u0061", "b", "\\ud800", "\\ufffd", "\uFFFD"];
+const VALUES = ["x", "\\u0078", "y", 'q\\"', "\\\\", "é", "\\u00e9", ""];
+const HEALTHS = ["up", "down", "unknown", "u\\u0070"];
+
+interface Target {
+  pool: string;
+  job: string | undefined;
+  instance: string;
+  namespace: string | undefined;
+}
+const target: fc.Arbitrary<Target> = fc.record({
+  pool: fc.constantFrom(...POOLS),
+  job: fc.option(fc.constantFrom(...VALUES), { nil: undefined }),
+  instance: fc.constantFrom(...VALUES),
+  namespace: fc.option(fc.constantFrom(...VALUES), { nil: undefined }),
+});
+
+interface Moving {
+  health: string;
+  lastScrape: string;
+  duration: number;
+  interval: string;
+}
+const moving: fc.Arbitrary<Moving> = fc.record({
+  health: fc.constantFrom(...HEALTHS),
+  lastScrape: fc.constantFrom("2026-11-21T05:00:00Z", "2026-11-21T05:00:15.5Z", "0001-01-01T00:00:00Z", "bad"),
+  duration: fc.constantFrom(0, 0.25, 1.5e-7, 3),
+  interval: fc.constantFrom("15s", "1m", "30s"),
+});
+
+function answer(listed: { t: Target; m: Moving }[]): string {
+  const targets = listed.map(({ t, m }) => {
+    const labels = [
+      ...(t.job === undefined ? [] : [`"job":"${t.job}"`]),
+      `"instance":"${t.instance}"`,
+      ...(t.namespace === undefined ? [] : [`"namespace":"${t.namespace}"`]),
+    ].join(",");
+    return (
+      `{"discoveredLabels":{"__address__":"h"},"labels":{${labels}},"scrapePool":"${t.pool}",` +
+      `"health":"${m.health}","lastError":"${m.health === "down" ? "EOF" : ""}","lastScrape":"${m.lastScrape}",` +
+      `"lastScrapeDuration":${m.duration},"scrapeInterval":"${m.interval}","scrapeTimeout":"10s"}`
+    );
+  });
+  return `{"status":"success","data":{"activeTargets":[${targets.join(",")}],"droppedTargets":[]}}`;
+}
+
+/** Polls of one source: each lists some of the targets, in any order, their values moved or not. */
+const polls = fc
+  .uniqueArray(target, { minLength: 1, maxLength: 10, selector: (t) => JSON.stringify(t) })
+  .chain((universe) =>
+    fc
+      .array(
+        fc.tuple(
+          fc.shuffledSubarray(universe.map((_, i) => i)),
+          fc.array(moving, { minLength: universe.length, maxLength: universe.length }),
+          fc.boolean(),
+        ),
+        { minLength: 2, maxLength: 6 },
+      )
+      .map((rounds) => ({ universe, rounds })),
+  );
+
+describe("a source's series kept between answers", () => {
+  it("gives each answer what the reference path gives it, whatever answers came before", async () => {
+    await fc.assert(
+      fc.asyncProperty(polls, fc.boolean(), async ({ universe, rounds }, extra) => {
+        const opts = options(extra ? [{ from: "namespace", to: "ns" }] : []);
+        const thread = decoderThread();
+        let last: Moving[] | undefined;
+        for (const [listed, values, keepValues] of rounds) {
+          // Sometimes the same values as the answer before: the same families, in a new order.
+          const now = keepValues && last ? last : values;
+          last = now;
+          const text = answer(listed.map((i) => ({ t: universe[i] as Target, m: now[i] as Moving })));
+          expect(await thread.decode(text, opts)).toEqual(reference(text, opts));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("gives a family whose values did not move as packed last time, without writing it again", async () => {
+    const rounds = new TargetsRounds(2000);
+    const opts = options([{ from: "namespace", to: "namespace" }]);
+    const thread = decoderThread();
+    const first = rounds.answer(0).toString();
+    expect(await thread.decode(first, opts)).toEqual(reference(first, opts));
+    expect(thread.again).toEqual([]);
+    // The next round: every pool's targets in a new order, scrape times and durations moved; up,
+    // interval and timeout the same bytes.
+    const next = rounds.answer(1).toString();
+    expect(next).not.toBe(first);
+    expect(await thread.decode(next, opts)).toEqual(reference(next, opts));
+    const steady = [
+      "promstatus_target_up",
+      "promstatus_target_scrape_interval_seconds",
+      "promstatus_target_scrape_timeout_seconds",
+    ];
+    expect(thread.again).toEqual(steady);
+    expect(thread.packed.filter((f) => (PER_TARGET_FAMILIES as readonly string[]).includes(f))).toEqual([
+      "promstatus_target_scrape_duration_seconds",
+      "promstatus_target_last_scrape_timestamp_seconds",
+    ]);
+    // The table is kept for the source, and a new source starts with none.
+    expect([...thread.kept.keys()]).toEqual([`source="s"\n${JSON.stringify(opts.targetLabels)}`]);
+  });
+
+  it("tells apart targets whose identities hash alike", async () => {
+    // Two instances whose identity bytes (pool, job, instance, each followed by a quote) have the same
+    // hash as the table keys it (FNV-1a, 30 bits), found by brute force.
+    const fnv = (text: string, h: number) => {
+      for (const byte of Buffer.from(text)) h = Math.imul(h ^ byte, 0x01000193);
+      return h >>> 0;
+    };
+    const identityHash = (instance: string) => fnv(`a"j"${instance}"`, 0x811c9dc5) & 0x3fffffff;
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair; i++) {
+      const instance = `i${i}`;
+      const other = seen.get(identityHash(instance));
+      if (other !== undefined) pair = [other, instance];
+      else seen.set(identityHash(instance), instance);
+    }
+    const opts = options();
+    const thread = decoderThread();
+    const listed = (order: string[], health: string) =>
+      answer(
+        order.map((instance) => ({
+          t: { pool: "a", job: "j", instance, namespace: undefined },
+          m: { health, lastScrape: "2026-11-21T05:00:00Z", duration: 1, interval: "15s" },
+        })),
+      );
+    for (const text of [listed(pair, "up"), listed([...pair].reverse(), "down"), listed([pair[1]], "up")]) {
+      const result = await thread.decode(text, opts);
+      expect(result).toEqual(reference(text, opts));
+    }
+  });
+
+  it("is not kept when most of its series are gone, and the next answer is decoded afresh", async () => {
+    const opts = options();
+    const thread = decoderThread();
+    const many = new TargetsRounds(3000).answer(0).toString();
+    expect(await thread.decode(many, opts)).toEqual(reference(many, opts));
+    expect(thread.kept.size).toBe(1);
+    const few = new TargetsRounds(10).answer(0).toString();
+    expect(await thread.decode(few, opts)).toEqual(reference(few, opts));
+    expect(thread.kept.size).toBe(0);
+    expect(await thread.decode(few, opts)).toEqual(reference(few, opts));
+    expect(thread.kept.size).toBe(1);
+  });
+});
