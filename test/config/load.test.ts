@@ -166,6 +166,7 @@ describe("valid configs", () => {
       ["prometheus", "http://localhost:9090"],
       ["alertmanager", "http://localhost:9093"],
     ]);
+    for (const s of sources) expect(s.schedule).toEqual({ interval: "30s", intervalMs: 30_000 });
   });
 });
 
