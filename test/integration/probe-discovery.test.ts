@@ -80,13 +80,13 @@ const query = (expr: string) => instantQuery(scraper.url, expr);
 const valuesBySource = async (expr: string) => (await query(expr)).map((s) => [s.metric.source, Number(s.value[1])]);
 
 describe("/probe scraped by a real Prometheus through file_sd", () => {
-  it("uses the recipe the README shows, word for word", () => {
-    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+  it("uses the recipe docs/probing.md shows, word for word", () => {
+    const doc = readFileSync(fileURLToPath(new URL("../../docs/probing.md", import.meta.url)), "utf8");
     const body = readFileSync(RECIPE, "utf8")
       .split("\n")
       .filter((line) => !line.startsWith("#"))
       .join("\n");
-    expect(readme).toContain(`\`\`\`yaml\n${body}\`\`\``);
+    expect(doc).toContain(`\`\`\`yaml\n${body}\`\`\``);
   });
 
   it("serves every server in the file: target health of the Prometheus, cluster peers of each Alertmanager", async () => {
