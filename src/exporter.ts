@@ -127,6 +127,8 @@ export class Exporter {
   }
 
   private apply(config: ExporterConfig): void {
+    // Once per load, at start and at each reload: the config is used as it is.
+    for (const { file, line, field, message } of config.warnings) this.log.warn({ file, line, field }, message);
     this.config = config;
     this.store.apply(config.sources);
     this.scheduler.apply(config.sources);

@@ -1,19 +1,28 @@
-import { ConfigError } from "../config/config-error.js";
+import { ConfigError, formatProblem } from "../config/config-error.js";
 import { loadConfig } from "../config/load.js";
 import { loadWebConfig } from "../http/web-config.js";
 import type { Flags } from "./flags.js";
 
+interface Checked {
+  summary: string;
+  /** file:line: field: message, each; a warning does not fail the check. */
+  warnings?: string[];
+}
+
 /**
- * `--config.check`, like `promtool check config`: validates each file, prints every problem (file,
- * line, field, message; never a value's secret) and returns the exit code.
+ * `--config.check`, like `promtool check config`: validates each file, prints every problem and
+ * warning (file, line, field, message; never a value's secret) and returns the exit code.
  */
 export async function checkConfig(flags: Flags, out: NodeJS.WritableStream): Promise<number> {
-  const checks: [string, () => Promise<string>][] = [
+  const checks: [string, () => Promise<Checked>][] = [
     [
       flags.configFile,
       async () => {
-        const { sources } = await loadConfig(flags.configFile);
-        return `${sources.length} source${sources.length === 1 ? "" : "s"} found`;
+        const { sources, warnings } = await loadConfig(flags.configFile);
+        return {
+          summary: `${sources.length} source${sources.length === 1 ? "" : "s"} found`,
+          warnings: warnings.map((w) => formatProblem(w.file, w)),
+        };
       },
     ],
   ];
@@ -23,7 +32,8 @@ export async function checkConfig(flags: Flags, out: NodeJS.WritableStream): Pro
       file,
       async () => {
         const web = await loadWebConfig(file);
-        return `TLS ${web.tls ? "on" : "off"}, ${web.users.size} basic auth user${web.users.size === 1 ? "" : "s"}`;
+        const users = web.users.size;
+        return { summary: `TLS ${web.tls ? "on" : "off"}, ${users} basic auth user${users === 1 ? "" : "s"}` };
       },
     ]);
   }
@@ -31,7 +41,9 @@ export async function checkConfig(flags: Flags, out: NodeJS.WritableStream): Pro
   for (const [file, check] of checks) {
     out.write(`Checking ${file}\n`);
     try {
-      out.write(`  SUCCESS: ${await check()}\n`);
+      const { summary, warnings = [] } = await check();
+      for (const warning of warnings) out.write(`  WARNING: ${warning}\n`);
+      out.write(`  SUCCESS: ${summary}\n`);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       failed = true;

@@ -16,7 +16,13 @@ export class ConfigError extends Error {
   }
 }
 
-function formatProblem(file: string, p: ConfigProblem): string {
+/** A config that is used, but probably does not say what was meant; told at load, never refused. */
+export interface ConfigWarning extends ConfigProblem {
+  file: string;
+}
+
+/** `file:line: field: message`, as every config problem and warning is told. */
+export function formatProblem(file: string, p: ConfigProblem): string {
   const where = p.line === undefined ? file : `${file}:${p.line}`;
   return p.field ? `${where}: ${p.field}: ${p.message}` : `${where}: ${p.message}`;
 }

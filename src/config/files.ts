@@ -10,7 +10,7 @@ export interface FileProblem {
  * Checks that every file a source names can be read now, so a typo fails at load time rather than at
  * the first poll. The files are read again on every poll, so rotated secrets are picked up.
  */
-export function checkFiles(config: ExporterConfig): FileProblem[] {
+export function checkFiles(config: Pick<ExporterConfig, "sources" | "modules">): FileProblem[] {
   const problems: FileProblem[] = [];
   const check = (at: (string | number)[], http: HttpClientConfig) => {
     const files: [string[], string | undefined][] = [

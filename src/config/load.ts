@@ -4,6 +4,7 @@ import { checkFiles } from "./files.js";
 import { resolveConfig } from "./resolve.js";
 import { configSchema } from "./schema.js";
 import type { ExporterConfig } from "./types.js";
+import { configWarnings } from "./warnings.js";
 import { parseYaml, readConfigFile } from "./yaml-file.js";
 
 export { ConfigError } from "./config-error.js";
@@ -25,5 +26,6 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
       file,
       fileProblems.map((p) => locate(p.path, p.message)),
     );
-  return config;
+  const warnings = configWarnings(data).map((w) => ({ file, ...locate(w.path, w.message) }));
+  return { ...config, warnings };
 }

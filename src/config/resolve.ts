@@ -10,7 +10,7 @@ import type { ExporterConfig, HttpClientConfig, ModuleConfig, PollSchedule, Sour
  * Applies global settings and defaults to each source of a validated config. Relative file paths
  * are taken relative to the config file's folder, as Prometheus does.
  */
-export function resolveConfig(raw: RawConfig, baseDir: string): ExporterConfig {
+export function resolveConfig(raw: RawConfig, baseDir: string): Omit<ExporterConfig, "warnings"> {
   const globalSchedule = pollSchedule(raw.global ?? {}) ?? DEFAULTS.schedule;
   const globalTimeout = raw.global?.timeout ?? DEFAULTS.timeout;
   const globalMaxSize = raw.global?.max_response_size ?? DEFAULTS.maxResponseSize;

@@ -1,3 +1,5 @@
+import type { ConfigWarning } from "./config-error.js";
+
 /** How to reach a source (Prometheus http_config semantics). Secrets stay in files where given. */
 export interface HttpClientConfig {
   basicAuth?: { username: string; password?: string; passwordFile?: string };
@@ -62,6 +64,8 @@ export interface ExporterConfig {
   sources: SourceConfig[];
   /** Configured modules plus the built-in `prometheus` and `alertmanager` where not configured. */
   modules: Map<string, ModuleConfig>;
+  /** Said once when the config is loaded (and by --config.check); the config is used as it is. */
+  warnings: ConfigWarning[];
 }
 
 /** The endpoints a source polls; also the `endpoint` label value. */
