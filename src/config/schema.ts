@@ -6,6 +6,7 @@ import { LABEL_NAME, RESERVED_LABELS, servedLabelName } from "./labels.js";
 import { typeError } from "./messages.js";
 import { redactUnparsedUrl } from "./redact-url.js";
 import { parseSize } from "./size.js";
+import { probableBaseUrl } from "./url-hint.js";
 
 /** The largest tsdb `limit` every Prometheus accepts. */
 export const TSDB_LIMIT_MAX = 10_000;
@@ -72,7 +73,11 @@ const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefi
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     ctx.addIssue({ code: "custom", message: `URL scheme must be http or https, got "${url.protocol.slice(0, -1)}"` });
   } else if (url.search || url.hash) {
-    ctx.addIssue({ code: "custom", message: "URL must be a base URL without query or fragment" });
+    // A web UI address (Alertmanager's /#/alerts): the fragment would be dropped from every request.
+    ctx.addIssue({
+      code: "custom",
+      message: `URL must be a base URL without query or fragment; use "${probableBaseUrl(url)}"`,
+    });
   }
 });
 

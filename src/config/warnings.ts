@@ -1,5 +1,6 @@
 import { fiveFieldCronWarning } from "./cron-meaning.js";
 import type { RawConfig } from "./schema.js";
+import { baseUrlHint } from "./url-hint.js";
 
 export interface RawWarning {
   path: (string | number)[];
@@ -19,6 +20,8 @@ export function configWarnings(raw: RawConfig): RawWarning[] {
   cron(["global"], raw.global?.schedule);
   (raw.sources ?? []).forEach((s, i) => {
     cron(["sources", i], s.schedule);
+    const url = baseUrlHint(s.url);
+    if (url) warnings.push({ path: ["sources", i, "url"], message: url });
   });
   return warnings;
 }

@@ -32,6 +32,16 @@ describe("--config.check", () => {
     ]);
   });
 
+  it("prints a source URL that is not a base URL with the one to use, its password redacted", async () => {
+    const file = fixture("warn-url-not-base.yml");
+    const { code, out } = await check(file);
+    expect(code).toBe(0);
+    expect(out).toContain(
+      `  WARNING: ${file}:10: sources[1].url: url "https://monitor:xxxxx@am.example.com/alertmanager/api/v2/status" ends in the API path /api/v2/status, which the exporter adds itself; use "https://monitor:xxxxx@am.example.com/alertmanager"\n`,
+    );
+    expect(out).not.toContain("s3cret");
+  });
+
   it("prints no warning for a config without one", async () => {
     const file = fixture("valid-interval.yml");
     expect(await check(file)).toEqual({ code: 0, out: `Checking ${file}\n  SUCCESS: 3 sources found\n` });

@@ -196,6 +196,7 @@ describe("invalid configs", () => {
 
   it("never echoes a password from a URL", async () => {
     expect((await loadError("invalid-url-with-password.yml")).message).not.toContain("hunter2");
+    expect((await loadError("invalid-url-fragment.yml")).message).not.toContain("s3cret");
   });
 
   it("names a missing file", async () => {

@@ -31,6 +31,12 @@ describe("config warnings", () => {
     });
   });
 
+  it("never tell a password from a URL", async () => {
+    const warnings = await told(path("warn-url-not-base.yml"));
+    expect(warnings.join("\n")).toContain("monitor:xxxxx@");
+    expect(warnings.join("\n")).not.toContain("s3cret");
+  });
+
   it("gives none for the shipped config", async () => {
     expect(await told(fileURLToPath(new URL("../../config/exporter.yml", import.meta.url)))).toEqual([]);
   });
