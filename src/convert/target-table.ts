@@ -60,6 +60,16 @@ function grownFloat64(a: Float64Array, size: number): Float64Array {
   return b;
 }
 
+/**
+ * Whether kept[p, end) goes on with b[start, stop) and a separator: where the kept bytes go on after
+ * them, or -1.
+ */
+function sameSpan(kept: Buffer, p: number, end: number, b: Buffer, start: number, stop: number): number {
+  if (stop - start >= end - p) return -1;
+  for (let i = start; i < stop; i++) if (kept[p++] !== b[i]) return -1;
+  return kept[p] === SEPARATOR ? p + 1 : -1;
+}
+
 const same = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isNaN(b));
 
 /** The per-target series of one source's answers, poll after poll. */
@@ -219,19 +229,15 @@ export class TargetTable implements TargetSeries {
 
   private isIdentity(id: number, read: TargetRead): boolean {
     const kept = this.idArena.bytes;
-    let p = this.idStart[id] as number;
-    const end = p + (this.idLength[id] as number);
-    const b = read.bytes;
-    const span = (start: number, stop: number): boolean => {
-      if (stop - start > end - p) return false;
-      for (let i = start; i < stop; i++) if (kept[p++] !== b[i]) return false;
-      return kept[p++] === SEPARATOR;
-    };
-    if (!span(read.poolStart, read.poolEnd)) return false;
+    const end = (this.idStart[id] as number) + (this.idLength[id] as number);
+    let p = sameSpan(kept, this.idStart[id] as number, end, read.bytes, read.poolStart, read.poolEnd);
     const { labelStart, labelEnd } = read;
-    for (let k = 0; k < labelStart.length; k++) {
+    for (let k = 0; k < labelStart.length && p >= 0; k++) {
       const start = labelStart[k] as number;
-      if (!(start >= 0 ? span(start, labelEnd[k] as number) : span(0, 0))) return false;
+      p =
+        start >= 0
+          ? sameSpan(kept, p, end, read.bytes, start, labelEnd[k] as number)
+          : sameSpan(kept, p, end, read.bytes, 0, 0);
     }
     return p === end;
   }

@@ -511,11 +511,51 @@ class Scanner {
     this.p += word.length;
   }
 
+  /**
+   * Moves past an object at b[p] if it is written the plain way an object of strings is, `{"k":"v",…}`
+   * with no whitespace, escape or byte below ASCII space (discoveredLabels, tens of bytes of every target);
+   * false (and nothing moved) for anything else, which the general path then checks.
+   */
+  private skipPlainObject(): boolean {
+    const b = this.b;
+    let p = this.p + 1;
+    if (b[p] === CLOSE_OBJECT) {
+      this.p = p + 1;
+      return true;
+    }
+    for (;;) {
+      if (b[p] !== QUOTE) return false;
+      // The key, then `":"`, then the value: each string up to its closing quote.
+      for (let strings = 0; strings < 2; strings++) {
+        p++;
+        for (;;) {
+          const c = b[p] as number; // undefined past the end: fails the test below
+          if (c > BACKSLASH) p++;
+          else if (c === QUOTE) break;
+          else if (c >= 0x20 && c !== BACKSLASH) p++;
+          else return false;
+        }
+        p++;
+        if (strings === 0) {
+          if (b[p] !== COLON || b[p + 1] !== QUOTE) return false;
+          p++;
+        }
+      }
+      const c = b[p];
+      if (c === COMMA) p++;
+      else if (c === CLOSE_OBJECT) {
+        this.p = p + 1;
+        return true;
+      } else return false;
+    }
+  }
+
   /** Checks and moves past any value. */
   skipValue(): void {
     const c = this.peek();
     if (c === QUOTE) this.skipString();
     else if (c === OPEN_OBJECT) {
+      if (this.skipPlainObject()) return;
       if (this.enterObject())
         do {
           this.key(undefined);
