@@ -1,4 +1,4 @@
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import type { ExporterConfig, HttpClientConfig } from "./types.js";
 
 export interface FileProblem {
@@ -7,8 +7,8 @@ export interface FileProblem {
 }
 
 /**
- * Checks that every file a source names can be read now, so a typo fails at load time rather than at
- * the first poll. The files are read again on every poll, so rotated secrets are picked up.
+ * Checks that every file a source or module names can be read now, so a typo fails at load time rather
+ * than at every poll. The files are read again on every poll, so rotated secrets are picked up.
  */
 export function checkFiles(config: Pick<ExporterConfig, "sources" | "modules">): FileProblem[] {
   const problems: FileProblem[] = [];
@@ -24,6 +24,9 @@ export function checkFiles(config: Pick<ExporterConfig, "sources" | "modules">):
       if (path === undefined) continue;
       try {
         accessSync(path, constants.R_OK);
+        // A readable directory passes the check above, then fails every read.
+        if (statSync(path).isDirectory())
+          problems.push({ path: [...at, ...field], message: `${path} is a directory, not a file` });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
         problems.push({ path: [...at, ...field], message: `cannot read file ${path} (${code})` });

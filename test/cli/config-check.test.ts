@@ -42,6 +42,14 @@ describe("--config.check", () => {
     expect(out).not.toContain("s3cret");
   });
 
+  it("fails a password_file that is a directory, naming file, line and field", async () => {
+    const file = fixture("invalid-password-file-directory.yml");
+    expect(await check(file)).toEqual({
+      code: 1,
+      out: `Checking ${file}\n  FAILED:\n    ${file}:3: sources[0].basic_auth.password_file: ${fixture("secrets")} is a directory, not a file\n`,
+    });
+  });
+
   it("prints no warning for a config without one", async () => {
     const file = fixture("valid-interval.yml");
     expect(await check(file)).toEqual({ code: 0, out: `Checking ${file}\n  SUCCESS: 3 sources found\n` });

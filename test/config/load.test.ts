@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config/load.js";
+import { ConfigError, loadConfig, parseConfig } from "../../src/config/load.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
 const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
@@ -197,6 +197,35 @@ describe("invalid configs", () => {
   it("never echoes a password from a URL", async () => {
     expect((await loadError("invalid-url-with-password.yml")).message).not.toContain("hunter2");
     expect((await loadError("invalid-url-fragment.yml")).message).not.toContain("s3cret");
+  });
+
+  it("refuses a directory where a file is named, for every *_file key of sources and modules", () => {
+    const file = path("exporter.yml");
+    const secrets = path("secrets");
+    const http = `basic_auth: {username: u, password_file: secrets}, tls_config: {ca_file: secrets, cert_file: secrets, key_file: ${secrets}}`;
+    const text = `sources:
+  - {name: a, kind: prometheus, url: "http://127.0.0.1:9090", ${http}}
+  - {name: b, kind: alertmanager, url: "http://127.0.0.1:9093", authorization: {credentials_file: secrets}}
+modules:
+  m: {kind: alertmanager, allowed_targets: ["http://127.0.0.1:9093"], authorization: {credentials_file: ./secrets/}}
+`;
+    let err: unknown;
+    try {
+      parseConfig(text, file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const lines = (err as ConfigError).message.split("\n");
+    const dir = (at: string, line: number) => `${file}:${line}: ${at}: ${secrets} is a directory, not a file`;
+    expect(lines).toEqual([
+      dir("sources[0].basic_auth.password_file", 2),
+      dir("sources[0].tls_config.ca_file", 2),
+      dir("sources[0].tls_config.cert_file", 2),
+      dir("sources[0].tls_config.key_file", 2),
+      dir("sources[1].authorization.credentials_file", 3),
+      dir("modules.m.authorization.credentials_file", 5),
+    ]);
   });
 
   it("names a missing file", async () => {
