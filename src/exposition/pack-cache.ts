@@ -41,10 +41,15 @@ export class PackCache {
     return copied(kept);
   }
 
-  /** `lines` packed: the kept members if they are of the same bytes, else newly compressed (and kept). */
-  pack(key: string, lines: Uint8Array): PackedLines {
-    const hash = sha256(lines);
-    const kept = this.entries.get(key);
+  /**
+   * `lines` packed: the kept members if they are of the same bytes, else newly compressed (and kept).
+   * `newName`, for lines known to differ from any kept, stands for their hash (a name never given to
+   * other bytes): 60 MB of lines are not hashed to learn what their writer knows.
+   */
+  pack(key: string, lines: Uint8Array, newName?: string): PackedLines {
+    // Lines their writer knows to be new bytes come with a name of their own instead of a content hash.
+    const hash = newName ?? sha256(lines);
+    const kept = newName === undefined ? this.entries.get(key) : undefined;
     if (kept !== undefined && kept.hash === hash && kept.length === lines.length) {
       this.hits++;
       this.entries.set(key, kept); // the newest again

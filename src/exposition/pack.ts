@@ -28,7 +28,10 @@ export interface PackedLines {
   sizes: number[];
   /** Plain bytes of the whole family. */
   length: number;
-  /** SHA-256 of the plain bytes (hex): with `length`, what tells an unchanged family. */
+  /**
+   * With `length`, what tells an unchanged family: SHA-256 of the plain bytes (hex), or a name its
+   * writer gave to bytes it knew to be new (never given to other bytes: target-table.ts).
+   */
   hash: string;
 }
 

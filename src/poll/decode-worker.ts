@@ -70,8 +70,8 @@ const streams = new Map<number, { decoder: ChunkDecoder; source: string }>();
 
 /** The large families of the last answers, packed: a family of the same bytes is not compressed again. */
 const packed = new PackCache();
-const packFamily = (source: string) => (lines: FamilyLines, family: string) =>
-  isPacked(lines) || lines.byteLength < PACK_MIN_BYTES ? lines : packed.pack(`${source}\n${family}`, lines);
+const packFamily = (source: string) => (lines: FamilyLines, family: string, newName?: string) =>
+  isPacked(lines) || lines.byteLength < PACK_MIN_BYTES ? lines : packed.pack(`${source}\n${family}`, lines, newName);
 const packedAgain = (source: string) => (family: string, hash: string) => packed.again(`${source}\n${family}`, hash);
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { PoolCounts, seriesAtLeast } from "../convert/pool-counts.js";
 import { prometheusFacts } from "../convert/replica-facts.js";
 import { SeriesColumns } from "../convert/series-columns.js";
@@ -13,6 +14,11 @@ import { overSeriesLimit } from "./series-limit.js";
 // A scrape pool's summary takes several KB of heap: 100k pools of one target each ran a 320 MiB thread
 // out of memory. Counted as this many targets against the budget.
 const POOL_WEIGHT = 32;
+
+// Names for lines known to be new: unique in the process (its threads and their restarts included).
+const THREAD_NAME = randomUUID();
+let named = 0;
+const newLinesName = () => `${THREAD_NAME}/${++named}`;
 
 /** No per-target series (per_target off): nothing to write. */
 const NO_SERIES = new SeriesColumns(false);
@@ -102,15 +108,17 @@ export class TargetsDecoder implements ChunkDecoder {
   }
 
   finishPacked(
-    pack: (lines: FamilyLines, family: string) => FamilyLines,
+    pack: (lines: FamilyLines, family: string, newName?: string) => FamilyLines,
     packedAgain?: (family: string, hash: string) => FamilyLines | undefined,
   ): PackedFastDecoded | undefined {
     const table = this.table;
     if (!table || !packedAgain) return this.finishKept(pack);
-    // What each per-target family was packed as is noted, so that the same bytes next time are not written again.
+    // What each per-target family was packed as is noted, so that the same bytes next time are not
+    // written again. A per-target family written anew is new bytes (the same ones are given again):
+    // it is named, not hashed.
     const noted = (lines: FamilyLines, family: string) => {
-      const packed = pack(lines, family);
       const v = (PER_TARGET_FAMILIES as readonly string[]).indexOf(family);
+      const packed = pack(lines, family, v >= 0 ? newLinesName() : undefined);
       if (v >= 0) table.packedHash[v] = isPacked(packed) ? packed.hash : undefined;
       return packed;
     };

@@ -49,9 +49,9 @@ function decoderThread() {
       packed.length = 0;
       again.length = 0;
       const result = decoder.finishPacked(
-        (lines, family) => {
+        (lines, family, newName) => {
           packed.push(family);
-          return lines instanceof Uint8Array ? cache.pack(family, lines) : lines;
+          return lines instanceof Uint8Array ? cache.pack(family, lines, newName) : lines;
         },
         (family, hash) => {
           const lines = cache.again(family, hash);

@@ -49,6 +49,22 @@ describe("PackCache", () => {
     expect(cache.hits).toBe(3);
   });
 
+  it("takes lines named new as new without hashing them, and gives them again only by that name", () => {
+    const cache = new PackCache();
+    cache.pack("p\nup", lines(20_000));
+    // The same bytes, but named new by their writer: compressed anew, kept under the name.
+    const named = cache.pack("p\nup", lines(20_000), "writer/1");
+    expect(cache.hits).toBe(0);
+    expect(named.hash).toBe("writer/1");
+    expect(plain(named).equals(lines(20_000))).toBe(true);
+    moveAway(named);
+    expect(cache.again("p\nup", "writer/2")).toBeUndefined();
+    expect(cache.again("q\nup", "writer/1")).toBeUndefined();
+    const again = cache.again("p\nup", "writer/1");
+    expect(again && plain(again).equals(lines(20_000))).toBe(true);
+    expect(cache.hits).toBe(1);
+  });
+
   it("keeps no more than its byte budget, the oldest keys going first", () => {
     const one = packLines(lines(20_000)).members.reduce((n, m) => n + m.byteLength, 0);
     const cache = new PackCache(Math.floor(2.5 * one));
