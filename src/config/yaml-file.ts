@@ -3,6 +3,7 @@ import { isNode, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem, formatPath } from "./config-error.js";
 import { expandEnv } from "./env.js";
+import { envQuoteHint } from "./yaml-hint.js";
 
 export type Locate = (path: readonly PropertyKey[], message: string) => ConfigProblem;
 
@@ -30,14 +31,18 @@ export function parseYaml<T>(
   // Warnings would go to stderr through process.emitWarning, quoting the text (secrets included).
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, logLevel: "error" });
   if (doc.errors.length > 0) {
-    throw new ConfigError(
-      file,
-      doc.errors.map((e) => ({
-        field: "",
-        message: `invalid YAML: ${e.message.split("\n")[0]}`,
-        line: lines.linePos(e.pos[0]).line,
-      })),
-    );
+    const problems: ConfigProblem[] = [];
+    const hinted = new Set<number>();
+    for (const e of doc.errors) {
+      const line = lines.linePos(e.pos[0]).line;
+      // The errors after an unquoted ${VAR} on its line follow from it: its hint says it all.
+      if (hinted.has(line)) continue;
+      const hint = envQuoteHint(text, e.pos[0]);
+      if (hint) hinted.add(line);
+      const message = `invalid YAML: ${e.message.split("\n")[0]}${hint ? `; ${hint}` : ""}`;
+      problems.push({ field: "", message, line });
+    }
+    throw new ConfigError(file, problems);
   }
   const locate: Locate = (path, message) => {
     const node = doc.getIn(path as unknown[], true);
