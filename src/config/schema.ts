@@ -170,8 +170,17 @@ const prometheusSource = z
     });
   });
 
+// Keys of a Prometheus source or module, refused on an Alertmanager one with a message that says so.
+const prometheusOnly = (key: string, what: string) =>
+  z.undefined({ error: `${key} applies to prometheus ${what} only; this one is kind: alertmanager` }).optional();
+
 const alertmanagerSource = z
-  .strictObject({ ...common, kind: z.literal("alertmanager") })
+  .strictObject({
+    ...common,
+    kind: z.literal("alertmanager"),
+    tsdb: prometheusOnly("tsdb", "sources"),
+    targets: prometheusOnly("targets", "sources"),
+  })
   .refine(oneAuthMethod, oneAuthMessage)
   .refine(oneSchedule, oneScheduleMessage);
 
@@ -230,7 +239,12 @@ const probeModule = z
     "kind",
     [
       z.strictObject({ ...moduleCommon, kind: z.literal("prometheus"), tsdb: tsdbSettings, targets: targetsSettings }),
-      z.strictObject({ ...moduleCommon, kind: z.literal("alertmanager") }),
+      z.strictObject({
+        ...moduleCommon,
+        kind: z.literal("alertmanager"),
+        tsdb: prometheusOnly("tsdb", "modules"),
+        targets: prometheusOnly("targets", "modules"),
+      }),
     ],
     {
       error: (issue) => (issue.code === "invalid_union" ? 'kind must be "prometheus" or "alertmanager"' : undefined),
