@@ -3,6 +3,7 @@ import { isNode, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem, formatPath } from "./config-error.js";
 import { expandEnv } from "./env.js";
+import { emptyMessage } from "./messages.js";
 import { envQuoteHint } from "./yaml-hint.js";
 
 export type Locate = (path: readonly PropertyKey[], message: string) => ConfigProblem;
@@ -66,12 +67,12 @@ export function parseYaml<T>(
   if (!result.success)
     throw new ConfigError(
       file,
-      result.error.issues.map((issue) => toProblem(issue, locate)),
+      result.error.issues.map((issue) => toProblem(issue, locate, tree)),
     );
   return { data: result.data, locate };
 }
 
-function toProblem(issue: z.core.$ZodIssue, locate: Locate): ConfigProblem {
+function toProblem(issue: z.core.$ZodIssue, locate: Locate, tree: unknown): ConfigProblem {
   let path = issue.path;
   let message = issue.message;
   // Zod reports unknown keys on the parent object; point at the key itself.
@@ -81,5 +82,17 @@ function toProblem(issue: z.core.$ZodIssue, locate: Locate): ConfigProblem {
   }
   // Zod wraps problems with a record's key; the inner message says what is wrong.
   if (issue.code === "invalid_key" && issue.issues[0]) message = issue.issues[0].message;
+  // A key written with nothing after it is null to YAML: say it is empty, not "received null".
+  if (issue.code === "invalid_type" && issue.expected !== "undefined" && valueAt(tree, issue.path) === null)
+    message = emptyMessage(issue.expected, issue.message);
   return locate(path, message);
+}
+
+function valueAt(tree: unknown, path: readonly PropertyKey[]): unknown {
+  let node = tree;
+  for (const key of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
 }
