@@ -14,10 +14,13 @@ export interface EndpointState {
   /** Series the last poll produced (0 after a failure). */
   series: number;
   /**
-   * Why the last poll failed; undefined after a success. `upstreamText` is what the upstream said
-   * (PollError's): for the status page of a configured source only, never for a probe's client.
+   * Why the last poll failed; undefined after a success. `upstreamText` (what the upstream said) and
+   * `hint` (what to change, naming the source's settings) are PollError's: for the status page of a
+   * configured source only, never for a probe's client.
    */
-  lastError: { reason: FailureReason; message: string; upstreamText?: string } | undefined;
+  lastError:
+    | { reason: FailureReason; message: string; upstreamText?: string; request?: string; hint?: string }
+    | undefined;
   failures: Map<FailureReason, number>;
   /** Polls so far whose answer the endpoint's fast reader left to the reference path. */
   fallbacks: number;
@@ -73,7 +76,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       facts: outcome.facts,
     };
   }
-  const reason = outcome.error.reason;
+  const { reason, message, upstreamText, request, hint } = outcome.error;
   const next = new Map(failures);
   next.set(reason, (next.get(reason) ?? 0) + 1);
   return {
@@ -84,8 +87,10 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     series: 0,
     lastError: {
       reason,
-      message: outcome.error.message,
-      ...(outcome.error.upstreamText ? { upstreamText: outcome.error.upstreamText } : {}),
+      message,
+      ...(upstreamText ? { upstreamText } : {}),
+      ...(request ? { request } : {}),
+      ...(hint ? { hint } : {}),
     },
     failures: next,
     fallbacks,

@@ -4,6 +4,7 @@ import { endpointsOf, type SourceConfig } from "../config/types.js";
 import { pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
 import { operatorDetail } from "../upstream/poll-error.js";
+import { FailureHints } from "./failure-hints.js";
 import { startTicks, type Ticks } from "./ticks.js";
 
 interface SourceJob {
@@ -15,6 +16,8 @@ interface SourceJob {
   firstPollDone: boolean;
   /** Notices already logged for this source (each is said once, not on every poll). */
   noticed: Set<string>;
+  /** Explains this source's failures (the request, and which setting to look at). */
+  hints: FailureHints;
 }
 
 /**
@@ -71,6 +74,7 @@ export class Scheduler {
       inFlight: undefined,
       firstPollDone: false,
       noticed: new Set(),
+      hints: new FailureHints(config),
     };
     void this.poll(job);
     return job;
@@ -99,8 +103,10 @@ export class Scheduler {
     const source = job.config;
     const signal = AbortSignal.any([this.stopping.signal, job.abort.signal]);
     const endpoints = endpointsOf(source);
-    const outcomes = await Promise.all(endpoints.map((e) => pollEndpoint(source, e, signal)));
+    const polled = await Promise.all(endpoints.map((e) => pollEndpoint(source, e, signal)));
     if (signal.aborted) return; // stopped or reloaded away: an aborted poll says nothing about the source
+    const outcomes = await job.hints.explain(endpoints, polled, signal);
+    if (signal.aborted) return;
     // Record all endpoints in one synchronous step: a scrape sees the source before or after, never between.
     endpoints.forEach((endpoint, i) => {
       const outcome = outcomes[i];

@@ -209,6 +209,12 @@ afterAll(async () => {
   dir?.remove();
 }, 30_000);
 
+const REQUEST_PATHS: Record<string, string> = {
+  tsdb: "/api/v1/status/tsdb",
+  targets: "/api/v1/targets",
+  status: "/api/v2/status",
+};
+
 /** Waits until the source's endpoints have failed for `reason` once more, then checks the aftermath. */
 async function expectFault(source: string, endpoints: string[], reason: string, log: RegExp): Promise<string> {
   const before = await scrape();
@@ -229,7 +235,10 @@ async function expectFault(source: string, endpoints: string[], reason: string, 
       .slice(logsBefore)
       .find((l) => l.source === source && l.endpoint === endpoint && l.msg === "poll failed");
     expect(line, `log line for ${endpoint}`).toMatchObject({ reason });
-    expect(String(line?.error)).toMatch(log);
+    // Every failure names the request it was the answer to, then what went wrong.
+    const request = `GET ${REQUEST_PATHS[endpoint]}: `;
+    expect(String(line?.error).startsWith(request), String(line?.error)).toBe(true);
+    expect(String(line?.error).slice(request.length)).toMatch(log);
   }
   // The other sources carry on.
   expect(valueIn(text, "promstatus_up", { source: "steady", endpoint: "targets" })).toBe(1);
