@@ -94,9 +94,11 @@ export class TargetTable implements TargetSeries {
   private pools: string[] = [];
   private series = 0;
   private readonly seriesFirst = new Map<number, number>();
-  /** Values by series, this poll's and the last's. */
-  private current: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
-  private previous: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
+  /** Values by series: this poll's for the series met in it, until then the last poll's. */
+  private columns: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
+  /** Whether a value of family v of a series met in both polls moved; whether targets merged this poll. */
+  private readonly moved = SERIES_VALUES.map(() => false);
+  private merged = false;
 
   private poll = 0;
   /** The series met this poll, in the order met. */
@@ -113,9 +115,8 @@ export class TargetTable implements TargetSeries {
   /** Starts a poll: every series is unmet until a target of it is added. */
   begin(): void {
     this.poll++;
-    const swap = this.previous;
-    this.previous = this.current;
-    this.current = swap;
+    this.moved.fill(false);
+    this.merged = false;
     this.metCount = 0;
     this.metLastPoll = 0;
   }
@@ -131,17 +132,25 @@ export class TargetTable implements TargetSeries {
     const s = this.idSeries[id] as number;
     const values = targetValues(this.values, read);
     if (this.seenIn[s] === this.poll) {
+      this.merged = true;
       for (let v = 0; v < VALUES; v++) {
-        const column = this.current[v] as Float64Array;
+        const column = this.columns[v] as Float64Array;
         column[s] = mergeValue(v, column[s] as number, values[v] as number);
       }
       return true;
     }
-    if (this.seenIn[s] === this.poll - 1) this.metLastPoll++;
+    // A series met last poll still holds that poll's values: whether they moved is seen as they are replaced.
+    const metLastPoll = this.seenIn[s] === this.poll - 1;
+    if (metLastPoll) this.metLastPoll++;
     this.seenIn[s] = this.poll;
     if (this.metCount === this.met.length) this.met = grownUint32(this.met, this.met.length * 2);
     this.met[this.metCount++] = s;
-    for (let v = 0; v < VALUES; v++) (this.current[v] as Float64Array)[s] = values[v] as number;
+    for (let v = 0; v < VALUES; v++) {
+      const column = this.columns[v] as Float64Array;
+      const value = values[v] as number;
+      if (metLastPoll && !this.moved[v] && !same(column[s] as number, value)) this.moved[v] = true;
+      column[s] = value;
+    }
     return false;
   }
 
@@ -159,17 +168,12 @@ export class TargetTable implements TargetSeries {
     return this.lastOrder as Uint32Array;
   }
 
-  /** Whether family v holds the same values as in the last poll, for the same series in the same order. */
+  /**
+   * Whether family v holds the same values as in the last poll, for the same series in the same order
+   * (merged targets this poll: not known, so no).
+   */
   sameAsLast(v: number): boolean {
-    if (!this.orderKept) return false;
-    const order = this.lastOrder as Uint32Array;
-    const now = this.current[v] as Float64Array;
-    const before = this.previous[v] as Float64Array;
-    for (let k = 0; k < order.length; k++) {
-      const s = order[k] as number;
-      if (!same(now[s] as number, before[s] as number)) return false;
-    }
-    return true;
+    return this.orderKept && !this.merged && !this.moved[v];
   }
 
   /**
@@ -186,8 +190,8 @@ export class TargetTable implements TargetSeries {
 
   /** Memory held between polls, in bytes (arenas, columns, indices). */
   get bytes(): number {
-    const perId = 4 * 4 + 48; // four Int32Arrays, a Map entry
-    const perSeries = 4 * 5 + 8 + 2 * VALUES * 8 + 48; // five 32-bit arrays, a pool, two sets of values, a Map entry
+    const perId = 4 * 4 + 24; // four Int32Arrays, a Map entry
+    const perSeries = 4 * 5 + 8 + VALUES * 8 + 24; // five 32-bit arrays, a pool, the values, a Map entry
     return (
       this.idArena.bytes.length +
       this.pairsArena.bytes.length +
@@ -197,7 +201,7 @@ export class TargetTable implements TargetSeries {
   }
 
   value(v: number, i: number): number {
-    return (this.current[v] as Float64Array)[i] as number;
+    return (this.columns[v] as Float64Array)[i] as number;
   }
 
   pairsLength(i: number): number {
@@ -307,8 +311,7 @@ export class TargetTable implements TargetSeries {
     this.pairsHash = grownUint32(this.pairsHash, size);
     this.seriesNext = grownInt32(this.seriesNext, size);
     this.seenIn = grownUint32(this.seenIn, size);
-    this.current = this.current.map((c) => grownFloat64(c, size));
-    this.previous = this.previous.map((c) => grownFloat64(c, size));
+    this.columns = this.columns.map((c) => grownFloat64(c, size));
   }
 
   private comparePairs(a: number, b: number): number {

@@ -189,6 +189,25 @@ describe("a source's series kept between answers", () => {
     expect([...thread.kept.keys()]).toEqual([`source="s"\n${JSON.stringify(opts.targetLabels)}`]);
   });
 
+  it("writes a family again when merged targets moved, even where the first of them did not", async () => {
+    // Two spellings of one pool: one series, the largest scrape duration of the two.
+    const opts = options();
+    const thread = decoderThread();
+    const poll = (first: number, second: number) =>
+      answer(
+        [
+          { pool: "a", duration: first },
+          { pool: "\\u0061", duration: second },
+        ].map(({ pool, duration }) => ({
+          t: { pool, job: "j", instance: "i", namespace: undefined },
+          m: { health: "up", lastScrape: "2026-11-21T05:00:00Z", duration, interval: "15s" },
+        })),
+      );
+    for (const text of [poll(1, 3), poll(3, 5), poll(3, 5)]) {
+      expect(await thread.decode(text, opts)).toEqual(reference(text, opts));
+    }
+  });
+
   it("tells apart targets whose identities hash alike", async () => {
     // Two instances whose identity bytes (pool, job, instance, each followed by a quote) have the same
     // hash as the table keys it (FNV-1a, 30 bits), found by brute force.
