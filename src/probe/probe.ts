@@ -6,7 +6,7 @@ import { requestUrl } from "../poll/endpoints.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import { assembleExposition } from "../publish/render.js";
 import { applyOutcome, type SourceState } from "../publish/source-state.js";
-import { plainUrl, withoutTrailingSlashes } from "../upstream/plain-url.js";
+import { plainUrl, withDefaultScheme, withoutTrailingSlashes } from "../upstream/plain-url.js";
 import { onlyWithPath, targetAllowed } from "../upstream/url-patterns.js";
 import { PROBE_EXPOSITION_BYTES, withinExpositionBudget } from "./exposition-budget.js";
 
@@ -56,13 +56,15 @@ export function validateProbe(modules: ReadonlyMap<string, ModuleConfig>, reques
   if (target.length > MAX_TARGET_LENGTH) return `target is longer than ${MAX_TARGET_LENGTH} characters`;
   if (typeof moduleName !== "string" || moduleName === "") return "module parameter is missing";
   const module = modules.get(moduleName);
-  if (!module) return `unknown module "${moduleName}"`;
-  const plain = plainUrl(target);
-  if (typeof plain === "string") return `${plain}: "${redactUrl(target)}"`;
+  if (!module) return `unknown module "${moduleName}"; known modules: ${[...modules.keys()].join(", ")}`;
+  // Quoted as it would be fetched: a password in `user:pw@host` is then seen as one, and redacted.
+  const fetched = withDefaultScheme(target);
+  const plain = plainUrl(fetched);
+  if (typeof plain === "string") return `${plain}: "${redactUrl(fetched)}"`;
   const patterns = module.allowedTargets;
   if (patterns.length > 0 && !targetAllowed(patterns, plain)) {
     const hint = onlyWithPath(patterns, plain) ? " (a pattern that allows a path names it as optional: (/path)?)" : "";
-    return `target "${redactUrl(target)}" is not in allowed_targets of module "${moduleName}"${hint}`;
+    return `target "${redactUrl(fetched)}" is not in allowed_targets of module "${moduleName}"${hint}`;
   }
   return { module, target: plain.base };
 }

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { redactUrl } from "../config/redact-url.js";
 import type { ModuleConfig } from "../config/types.js";
 import type { ProbeMetrics } from "../publish/probe-metrics.js";
+import { withDefaultScheme } from "../upstream/plain-url.js";
 import { debugAccount, debugAnswer, type Served } from "./debug-account.js";
 import { type ProbeRequest, type ProbeRun, runProbe, type ValidProbe, validateProbe } from "./probe.js";
 import { RECENT_BUDGET, type RecentBudget, RecentResults } from "./recent-results.js";
@@ -90,7 +91,9 @@ export class Prober {
       this.metrics.count(named, "refused");
       this.remember(this.refusals, REFUSALS_KEPT, {
         module: typeof request.module === "string" ? request.module : "",
-        target: typeof request.target === "string" ? redactUrl(request.target) : "",
+        // As it would be fetched, so that a password in `user:pw@host` is seen as one and redacted.
+        target:
+          typeof request.target === "string" && request.target ? redactUrl(withDefaultScheme(request.target)) : "",
         result: "refused",
         served: "none",
         durationSeconds: 0,

@@ -41,6 +41,17 @@ function oddCharacter(text: string): string | undefined {
   return undefined;
 }
 
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+/**
+ * The target with `http://` in front when it names no scheme (`127.0.0.1:9090`, `prom:9090/prefix`),
+ * as blackbox_exporter takes one. Everything after (the checks, allowed_targets, the fetch, the
+ * `source` label) works on this string, never on the one given.
+ */
+export function withDefaultScheme(target: string): string {
+  return SCHEME.test(target) ? target : `http://${target}`;
+}
+
 /**
  * The target as an http(s) base URL fetched as written, or why it is not one. Letter case of scheme
  * and host and a default port written out are the only differences allowed between the two.

@@ -90,7 +90,10 @@ describe("/probe", () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ module: "prometheus" }, /target parameter is missing/],
       [{ target: prometheus.url }, /module parameter is missing/],
-      [{ target: prometheus.url, module: "nope" }, /unknown module "nope"/],
+      [
+        { target: prometheus.url, module: "nope" },
+        /^unknown module "nope"; known modules: slow, local-only, spared, zipped, unzipped, with-auth, prometheus, alertmanager$/m,
+      ],
       [{ target: "not a url", module: "prometheus" }, /target is not a URL/],
       [{ target: "file:///etc/passwd", module: "prometheus" }, /http or https/],
       [{ target: `${prometheus.url}/?x=1`, module: "prometheus" }, /without query/],
@@ -102,6 +105,12 @@ describe("/probe", () => {
       expect(await res.text()).toMatch(message);
     }
     expect((await probe({ target: cluster.members[0]?.url as string, module: "local-only" })).status).toBe(200);
+  });
+
+  it("takes a target without a scheme as http://, as blackbox_exporter does", async () => {
+    const text = await (await probe({ target: prometheus.address, module: "prometheus" })).text();
+    expect(valueIn(text, "promstatus_up", { source: prometheus.url, endpoint: "tsdb" })).toBe(1);
+    expect(valueIn(text, "promstatus_up", { source: prometheus.url, endpoint: "targets" })).toBe(1);
   });
 
   it("refuses a target holding a user or password, and never shows the password", async () => {

@@ -103,6 +103,26 @@ describe("allowed_targets bypasses (issue 20)", () => {
   });
 });
 
+describe("a target without a scheme", () => {
+  it("is judged by allowed_targets as it is fetched, with http:// in front", async () => {
+    const upstream = await recorder();
+    const modules = securedModules({
+      plain: [`http://127\\.0\\.0\\.1:${upstream.port}`],
+      tlsOnly: [`https://127\\.0\\.0\\.1:${upstream.port}`],
+    });
+    const refused = await probe(modules, "tlsOnly", `127.0.0.1:${upstream.port}`);
+    expect(refused.status).toBe(400);
+    expect(refused.type === "text" && refused.body).toContain(
+      `target "http://127.0.0.1:${upstream.port}" is not in allowed_targets of module "tlsOnly"`,
+    );
+    expect(upstream.seen).toEqual([]);
+    const taken = await probe(modules, "plain", `127.0.0.1:${upstream.port}`);
+    expect(taken.status).toBe(200);
+    expect(taken.type === "metrics" && taken.body.toString()).toContain(`source="http://127.0.0.1:${upstream.port}"`);
+    expect(upstream.seen).toEqual(["Basic bW9uaXRvcjpzM2NyZXQ="]);
+  });
+});
+
 describe("redirects of a module with allowed_targets", () => {
   it("are not followed to an origin outside allowed_targets: that host gets no request at all", async () => {
     const elsewhere = await recorder();

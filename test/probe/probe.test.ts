@@ -103,6 +103,30 @@ describe("probe target checks", () => {
     ).toMatchObject({ target: "https://host" });
   });
 
+  it("refuses an unknown module naming the known ones, built-in and configured", async () => {
+    const { validateProbe } = await import("../../src/probe/probe.js");
+    const configured = parseConfig("modules: {prom-tls: {kind: prometheus}}\n", "/tmp/exporter.yml").modules;
+    expect(
+      validateProbe(configured, { target: "http://h:9090", module: "nope", scrapeTimeoutSeconds: undefined }),
+    ).toBe(`unknown module "nope"; known modules: ${[...configured.keys()].join(", ")}`);
+    expect([...configured.keys()].sort()).toEqual(["alertmanager", "prom-tls", "prometheus"]);
+  });
+
+  it("takes a target without a scheme as http://, as blackbox_exporter does", async () => {
+    const { validateProbe } = await import("../../src/probe/probe.js");
+    const check = (target: string) =>
+      validateProbe(modules, { target, module: "prometheus", scrapeTimeoutSeconds: undefined });
+    expect(check("127.0.0.1:9090")).toMatchObject({ target: "http://127.0.0.1:9090" });
+    expect(check("Prom-1:9090/prefix/")).toMatchObject({ target: "http://prom-1:9090/prefix" });
+    expect(check("[::1]:9093")).toMatchObject({ target: "http://[::1]:9093" });
+    expect(check("https://prom:9090")).toMatchObject({ target: "https://prom:9090" });
+    // Other schemes are still refused, and a password given without a scheme is still seen as one.
+    expect(check("ftp://prom:21")).toBe('target must be an http or https URL: "ftp://prom:21"');
+    expect(check("monitor:s3cr3t@prom:9090")).toBe(
+      'target must not hold a user or password: "http://monitor:xxxxx@prom:9090"',
+    );
+  });
+
   // A run of slashes that does not end the target made `/\/+$/` quadratic (220 ms for 16,000, minutes
   // for the 200,000 here; /probe refuses targets over 1024 characters before this runs); the
   // test's own timeout is what fails without the fix.
