@@ -6,6 +6,7 @@ import { FlagError, type Flags, parseFlags, USAGE } from "./cli/flags.js";
 import { ConfigError } from "./config/config-error.js";
 import { redactUrl } from "./config/redact-url.js";
 import { Exporter, type LoadedConfig, loadAll } from "./exporter.js";
+import { ListenError } from "./http/server.js";
 import { createLogger } from "./log.js";
 import { VERSION } from "./version.js";
 
@@ -59,7 +60,15 @@ async function main(): Promise<number | undefined> {
     loaded.config.sources.length === 0 ? "no scheduled source: answering /probe only" : "probe modules loaded",
   );
 
-  const running = await Exporter.start(loaded, flags, log);
+  let running: Exporter;
+  try {
+    running = await Exporter.start(loaded, flags, log);
+  } catch (err) {
+    if (!(err instanceof ListenError)) throw err;
+    log.error({ address: err.address, code: err.code }, err.message);
+    // Exit now: the decoder thread started for the first polls would keep the process alive.
+    process.exit(1);
+  }
   onSighup(() => {
     log.info("SIGHUP: reloading the config");
     running.reload().catch((err: unknown) => log.error({ err }, "config reload failed"));

@@ -24,12 +24,38 @@ export function createServer(app: RequestListener, tls: WebTlsConfig | undefined
   return tls ? createHttpsServer(tlsOptions(tls), app) : createHttpServer(app);
 }
 
-/** Starts listening; resolves once bound. */
+/** The address could not be bound: said in one line, naming it (no stack trace is worth showing). */
+export class ListenError extends Error {
+  override name = "ListenError";
+
+  constructor(
+    /** As --web.listen-address writes it: `host:port`, `[::1]:port`, or `:port` for every interface. */
+    readonly address: string,
+    readonly code: string,
+    why: string,
+  ) {
+    super(`cannot listen on ${address}: ${why}`);
+  }
+}
+
+// What a failed bind means, in the words an operator acts on.
+const BIND_FAILURES: Readonly<Record<string, string>> = {
+  EADDRINUSE: "the address is already in use (another process listens on it; choose another --web.listen-address)",
+  EACCES: "permission denied (a port below 1024 needs privileges)",
+  EADDRNOTAVAIL: "no network interface of this machine has that address",
+};
+
+/** Starts listening; resolves once bound, rejects with a ListenError. */
 export function listen(server: Server, port: number, host: string | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (error: NodeJS.ErrnoException) => {
+      const address = `${host?.includes(":") ? `[${host}]` : (host ?? "")}:${port}`;
+      const code = error.code ?? "";
+      reject(new ListenError(address, code, BIND_FAILURES[code] ?? error.message));
+    };
+    server.once("error", failed);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       resolve();
     });
   });
