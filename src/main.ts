@@ -66,8 +66,7 @@ async function main(): Promise<number | undefined> {
   } catch (err) {
     if (!(err instanceof ListenError)) throw err;
     log.error({ address: err.address, code: err.code }, err.message);
-    // Exit now: the decoder thread started for the first polls would keep the process alive.
-    process.exit(1);
+    return 1;
   }
   onSighup(() => {
     log.info("SIGHUP: reloading the config");
