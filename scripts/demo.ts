@@ -1,11 +1,14 @@
 // `npm run demo`: a real Prometheus and a two-node Alertmanager cluster on 127.0.0.1 (the same
-// harness the integration tests use), the built exporter polling them and Prometheus scraping the
-// exporter. Prints the URLs to open; Ctrl-C stops everything it started.
+// harness the integration tests use), the built exporter polling them (the Alertmanagers as one
+// replica group) and Prometheus scraping the exporter. Prints what to look at; Ctrl-C stops everything
+// it started.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDaemonReady } from "../test/harness/daemon.js";
 import { freePort } from "../test/harness/processes.js";
 import { startStack } from "../test/harness/stack.js";
+
+const GROUP = "alertmanagers";
 
 async function main(): Promise<void> {
   const exporterAddress = `127.0.0.1:${await freePort()}`;
@@ -15,25 +18,32 @@ async function main(): Promise<void> {
     extraJobs: [{ job_name: "promstatus", targets: [exporterAddress], honor_labels: true }],
   });
   const configFile = join(stack.dir, "exporter.yml");
+  const members = stack.alertmanagers.members;
   const sources = [
     `  - {name: prometheus, kind: prometheus, url: "${stack.prometheus.url}", tsdb: {limit: 10}}`,
-    ...stack.alertmanagers.members.map((m, i) => `  - {name: alertmanager-${i}, kind: alertmanager, url: "${m.url}"}`),
+    ...members.map((m, i) => `  - {name: alertmanager-${i}, kind: alertmanager, group: ${GROUP}, url: "${m.url}"}`),
   ];
-  writeFileSync(configFile, `global: {schedule: "*/5 * * * * *", timeout: 4s}\nsources:\n${sources.join("\n")}\n`);
+  writeFileSync(configFile, `global: {interval: 5s, timeout: 4s}\nsources:\n${sources.join("\n")}\n`);
   const daemon = await startDaemonReady(
     stack.dir,
     [`--config.file=${configFile}`, `--web.listen-address=${exporterAddress}`],
     exporterAddress,
   );
 
-  const query = encodeURIComponent("promstatus_targets");
+  const exporter = `http://${exporterAddress}`;
+  const graph = (expr: string) => `${stack.prometheus.url}/graph?g0.expr=${encodeURIComponent(expr)}&g0.tab=1`;
+  const probe = (module: string, target: string, debug = false) =>
+    `${exporter}/probe?module=${module}&target=${target}${debug ? "&debug=true" : ""}`;
   console.log(`
-The exporter is polling them every 5 s.
-  exporter metrics     http://${exporterAddress}/metrics
-  exporter home        http://${exporterAddress}/
-  Prometheus           ${stack.prometheus.url}/graph?g0.expr=${query}&g0.tab=1
+The exporter polls them every 5 s; the two Alertmanagers are the replica group "${GROUP}".
+  status page          ${exporter}/
+  metrics              ${exporter}/metrics
+  probe                ${probe("prometheus", stack.prometheus.address)}
+  probe, explained     ${probe("alertmanager", members[0]?.url ?? "", true)}
+  targets in PromQL    ${graph("promstatus_targets")}
+  the group in PromQL  ${graph(`{__name__=~"promstatus_group_.+", group="${GROUP}"}`)}
   Prometheus targets   ${stack.prometheus.url}/targets   (one target, "dead", is down on purpose)
-${stack.alertmanagers.members.map((m, i) => `  Alertmanager ${i}       ${m.url}/#/status`).join("\n")}
+${members.map((m, i) => `  Alertmanager ${i}       ${m.url}/#/status`).join("\n")}
 Config: ${configFile}   Logs: ${stack.dir}/*.log
 Press Ctrl-C to stop everything.`);
 
