@@ -1,4 +1,5 @@
 import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
+import { HashIndex } from "../lib/hash-index.js";
 import type { TargetRead } from "../upstream/targets-scanner.js";
 import { mergeValue, SERIES_VALUES, type TargetSeries } from "./series-columns.js";
 import { hashBytes, orderSeries } from "./series-order.js";
@@ -20,9 +21,6 @@ const VALUES = SERIES_VALUES.length;
 /** Between the spans of an identity: a quote never stands raw inside a JSON string. */
 const SEPARATOR = 0x22;
 const FNV_PRIME = 0x01000193;
-/** Hashes as Map keys stay small integers (no heap number per key). */
-const SMALL = 0x3fffffff;
-const NONE = -1;
 
 /** Bytes appended one block after another. */
 class Arena {
@@ -78,22 +76,21 @@ export class TargetTable implements TargetSeries {
   private readonly idArena = new Arena();
   private idStart: Int32Array = new Int32Array(1024);
   private idLength: Int32Array = new Int32Array(1024);
-  private idNext: Int32Array = new Int32Array(1024);
+  private idHash: Int32Array = new Int32Array(1024);
   private idSeries: Int32Array = new Int32Array(1024);
   private ids = 0;
-  private readonly idFirst = new Map<number, number>();
+  private readonly idIndex = new HashIndex((id) => this.idHash[id] as number);
 
   // Series: rendered labels in pairsArena, chained by their hash; their pool (as written) and values.
   private readonly pairsArena = new Arena();
   private pairsStart: Int32Array = new Int32Array(1024);
   private pairsLengths: Int32Array = new Int32Array(1024);
   private pairsHash: Uint32Array = new Uint32Array(1024);
-  private seriesNext: Int32Array = new Int32Array(1024);
   /** The poll a series was last met in. */
   private seenIn: Uint32Array = new Uint32Array(1024);
   private pools: string[] = [];
   private series = 0;
-  private readonly seriesFirst = new Map<number, number>();
+  private readonly seriesIndex = new HashIndex((s) => this.pairsHash[s] as number);
   /** Values by series: this poll's for the series met in it, until then the last poll's. */
   private columns: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
   /** Whether a value of family v of a series met in both polls moved; whether targets merged this poll. */
@@ -190,13 +187,16 @@ export class TargetTable implements TargetSeries {
 
   /** Memory held between polls, in bytes (arenas, columns, indices). */
   get bytes(): number {
-    const perId = 4 * 4 + 24; // four Int32Arrays, a Map entry
-    const perSeries = 4 * 5 + 8 + VALUES * 8 + 24; // five 32-bit arrays, a pool, the values, a Map entry
+    const perId = 4 * 4; // four Int32Arrays
+    const perSeries = 4 * 4 + 8 + VALUES * 8; // four 32-bit arrays, a pool, the values
     return (
       this.idArena.bytes.length +
       this.pairsArena.bytes.length +
       this.idStart.length * perId +
-      this.pairsStart.length * perSeries
+      this.pairsStart.length * perSeries +
+      this.met.byteLength +
+      this.idIndex.bytes +
+      this.seriesIndex.bytes
     );
   }
 
@@ -224,11 +224,13 @@ export class TargetTable implements TargetSeries {
       if (start >= 0) h = hashBytes(b, start, labelEnd[k] as number, h);
       h = Math.imul(h ^ SEPARATOR, FNV_PRIME);
     }
-    const key = h & SMALL;
-    for (let id = this.idFirst.get(key) ?? NONE; id !== NONE; id = this.idNext[id] as number) {
-      if (this.isIdentity(id, read)) return id;
+    h |= 0; // as kept in idHash
+    const index = this.idIndex;
+    for (let at = index.first(h); index.entry(at) >= 0; at = index.next(at)) {
+      const id = index.entry(at);
+      if (this.idHash[id] === h && this.isIdentity(id, read)) return id;
     }
-    return this.newIdentity(read, key);
+    return this.newIdentity(read, h);
   }
 
   private isIdentity(id: number, read: TargetRead): boolean {
@@ -246,7 +248,7 @@ export class TargetTable implements TargetSeries {
     return p === end;
   }
 
-  private newIdentity(read: TargetRead, key: number): number {
+  private newIdentity(read: TargetRead, hash: number): number {
     const b = read.bytes;
     const { labelStart, labelEnd } = read;
     let length = read.poolEnd - read.poolStart + 1;
@@ -267,14 +269,14 @@ export class TargetTable implements TargetSeries {
       const size = this.ids * 2;
       this.idStart = grownInt32(this.idStart, size);
       this.idLength = grownInt32(this.idLength, size);
-      this.idNext = grownInt32(this.idNext, size);
+      this.idHash = grownInt32(this.idHash, size);
       this.idSeries = grownInt32(this.idSeries, size);
     }
     const id = this.ids++;
     this.idStart[id] = at - length;
     this.idLength[id] = length;
-    this.idNext[id] = this.idFirst.get(key) ?? NONE;
-    this.idFirst.set(key, id);
+    this.idHash[id] = hash;
+    this.idIndex.add(id, hash);
     // A new identity: its labels decoded and rendered as the reference path renders them.
     const pairs = Buffer.from(labelPairs(targetLabels(read.toActiveTarget(), this.extraLabels)), "utf8");
     this.idSeries[id] = this.seriesOf(pairs, wellFormed(read.scrapePool));
@@ -285,11 +287,16 @@ export class TargetTable implements TargetSeries {
 
   private seriesOf(pairs: Buffer, pool: string): number {
     const hash = hashBytes(pairs, 0, pairs.length);
-    const key = hash & SMALL;
     const arena = this.pairsArena;
-    for (let s = this.seriesFirst.get(key) ?? NONE; s !== NONE; s = this.seriesNext[s] as number) {
+    const index = this.seriesIndex;
+    for (let at = index.first(hash); index.entry(at) >= 0; at = index.next(at)) {
+      const s = index.entry(at);
       const start = this.pairsStart[s] as number;
-      if (pairs.equals(arena.bytes.subarray(start, start + (this.pairsLengths[s] as number)))) return s;
+      if (
+        this.pairsHash[s] === hash &&
+        pairs.equals(arena.bytes.subarray(start, start + (this.pairsLengths[s] as number)))
+      )
+        return s;
     }
     if (this.series === this.pairsStart.length) this.growSeries(this.series * 2);
     const s = this.series++;
@@ -298,8 +305,7 @@ export class TargetTable implements TargetSeries {
     this.pairsStart[s] = at;
     this.pairsLengths[s] = pairs.length;
     this.pairsHash[s] = hash;
-    this.seriesNext[s] = this.seriesFirst.get(key) ?? NONE;
-    this.seriesFirst.set(key, s);
+    this.seriesIndex.add(s, hash);
     this.seenIn[s] = 0;
     this.pools[s] = pool;
     return s;
@@ -309,7 +315,6 @@ export class TargetTable implements TargetSeries {
     this.pairsStart = grownInt32(this.pairsStart, size);
     this.pairsLengths = grownInt32(this.pairsLengths, size);
     this.pairsHash = grownUint32(this.pairsHash, size);
-    this.seriesNext = grownInt32(this.seriesNext, size);
     this.seenIn = grownUint32(this.seenIn, size);
     this.columns = this.columns.map((c) => grownFloat64(c, size));
   }

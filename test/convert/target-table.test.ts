@@ -210,12 +210,12 @@ describe("a source's series kept between answers", () => {
 
   it("tells apart targets whose identities hash alike", async () => {
     // Two instances whose identity bytes (pool, job, instance, each followed by a quote) have the same
-    // hash as the table keys it (FNV-1a, 30 bits), found by brute force.
+    // hash as the table keys it (32-bit FNV-1a), found by brute force.
     const fnv = (text: string, h: number) => {
       for (const byte of Buffer.from(text)) h = Math.imul(h ^ byte, 0x01000193);
       return h >>> 0;
     };
-    const identityHash = (instance: string) => fnv(`a"j"${instance}"`, 0x811c9dc5) & 0x3fffffff;
+    const identityHash = (instance: string) => fnv(`a"j"${instance}"`, 0x811c9dc5);
     const seen = new Map<number, string>();
     let pair: [string, string] | undefined;
     for (let i = 0; !pair; i++) {
