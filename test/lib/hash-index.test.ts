@@ -7,7 +7,7 @@ describe("HashIndex", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 3000 }), (hashes) => {
         const index = new HashIndex((e) => hashes[e] as number);
-        hashes.forEach((h, e) => index.add(e, h));
+        for (const [e, h] of hashes.entries()) index.add(e, h);
         const found = (h: number) => {
           const out: number[] = [];
           for (let at = index.first(h); index.entry(at) >= 0; at = index.next(at))
