@@ -29,10 +29,11 @@ const LIMIT_PER_JSON_BYTE = 4;
 /** A decoder thread's own heap (its modules and schemas: 10-12 MiB measured), not for a parse. */
 const DECODER_HEAP = 16 * 2 ** 20;
 
-// A streamed target kept until its lines are written takes ~140 bytes of heap (its label pairs, five
-// numbers, its key; 65 MB for 500k, Node 24); twice that leaves the collector room. A 320 MiB decoder
-// thus keeps 1.2M targets; an answer with more is refused, not left to run the thread out of memory.
-const HEAP_PER_TARGET = 280;
+// A streamed target's series is kept for the next poll (convert/target-table.ts): ~380 bytes with room
+// to grow, outside the heap but counted against the same limit, with a little heap while its lines are
+// written. A 320 MiB decoder thus keeps ~840k targets; an answer with more is refused, not left to
+// grow the thread's memory without end.
+const MEMORY_PER_TARGET = 400;
 
 /**
  * The job as it can be decoded on the main thread, or undefined if it must go to a worker. Decided by
@@ -158,7 +159,7 @@ export class DecodePool {
   /** Answers in a stream, decoded by this pool's streaming thread. */
   openStream(endpoint: Endpoint, options: DecodeOptions): DecodeStream {
     this.streamed++;
-    const maxTargets = Math.floor(this.memoryLimitBytes / HEAP_PER_TARGET);
+    const maxTargets = Math.floor(this.memoryLimitBytes / MEMORY_PER_TARGET);
     return this.streams.openStream(endpoint, { ...options, maxTargets });
   }
 

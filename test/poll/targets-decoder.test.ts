@@ -71,9 +71,9 @@ describe("TargetsDecoder: the targets budget", () => {
   });
 
   it("is set by the pool from its threads' heap: a streamed answer over it fails as too_large, not left to the reference path", async () => {
-    const pool = new DecodePool({ size: 1, memoryLimitBytes: 32 * 2 ** 20 }); // 32 MiB: about 120k targets
+    const pool = new DecodePool({ size: 1, memoryLimitBytes: 32 * 2 ** 20 }); // 32 MiB: about 84k targets
     const stream = pool.openStream("targets", options);
-    const bytes = Buffer.from(targetsAnswer(125_000));
+    const bytes = Buffer.from(targetsAnswer(90_000));
     for (let at = 0; at < bytes.length; at += 2 ** 20) {
       if (!(await stream.write(bytes.subarray(at, at + 2 ** 20)))) break;
       await new Promise((resolve) => setImmediate(resolve));
@@ -81,6 +81,6 @@ describe("TargetsDecoder: the targets budget", () => {
     const end = await stream.end(60_000);
     expect(end.gaveUp).toBe(false);
     if (!end.gaveUp) expect(end.result).toMatchObject({ ok: false, reason: "too_large" });
-    if (!end.gaveUp && !end.result.ok) expect(end.result.message).toMatch(/more than 119837 active targets/);
+    if (!end.gaveUp && !end.result.ok) expect(end.result.message).toMatch(/more than 83886 active targets/);
   }, 60_000);
 });
