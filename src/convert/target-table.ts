@@ -10,14 +10,25 @@ import { type TargetLabel, targetLabels, targetValues } from "./targets.js";
 // Prometheus writes the same on every poll (only health, lastScrape, lastScrapeDuration move). A known
 // identity finds its series' rendered labels (a block of bytes in an arena) without decoding a string,
 // building an object or escaping a value: per target, a poll hashes ~60 bytes, compares them with the
-// kept ones, and writes five numbers. Only a target not seen before is decoded and rendered as the
+// kept labels, and writes five numbers. Only a target not seen before is decoded and rendered as the
 // reference path does (targets.ts). The series keep their order while the set of them is the same, and
 // a family whose values did not move is known to be the same bytes without writing it.
 //
 // Several identities may render to one series (an escape spelled two ways, a lone surrogate and
-// U+FFFD): they share it, and merge as targets with the same labels do.
+// U+FFFD): they share it, and merge as targets with the same labels do. A plain identity (ASCII, no
+// escapes: nearly every target) is its series' rendered labels, so only other spellings are kept apart.
 
 const VALUES = SERIES_VALUES.length;
+const QUOTE = 0x22;
+/** A rendered label whose value is the target's pool. */
+const POOL = -2;
+
+interface Layout {
+  /** Per rendered label: POOL, the index of a label read, or -1 (always empty). */
+  sources: Int32Array;
+  /** Per rendered label: the bytes before its value, `,name="` (no comma for the first). */
+  prefix: Int32Array;
+}
 /** Between the spans of an identity: a quote never stands raw inside a JSON string. */
 const SEPARATOR = 0x22;
 const FNV_PRIME = 0x01000193;
@@ -42,6 +53,12 @@ class Arena {
 
 function grownInt32(a: Int32Array, size: number): Int32Array {
   const b = new Int32Array(size);
+  b.set(a);
+  return b;
+}
+
+function grownUint8(a: Uint8Array, size: number): Uint8Array {
+  const b = new Uint8Array(size);
   b.set(a);
   return b;
 }
@@ -91,6 +108,11 @@ export class TargetTable implements TargetSeries {
   private pools: string[] = [];
   private series = 0;
   private readonly seriesIndex = new HashIndex((s) => this.pairsHash[s] as number);
+  /** Series found by a plain identity: its hash, and whether it has one. */
+  private plainHash: Int32Array = new Int32Array(1024);
+  private plainKnown: Uint8Array = new Uint8Array(1024);
+  private readonly plainIndex = new HashIndex((s) => this.plainHash[s] as number);
+  private layout: Layout | undefined;
   /** Values by series: this poll's for the series met in it, until then the last poll's. */
   private columns: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
   /** Whether a value of family v of a series met in both polls moved; whether targets merged this poll. */
@@ -125,8 +147,7 @@ export class TargetTable implements TargetSeries {
 
   /** Adds a target read this poll; true when it merged into a series another target made (a collision). */
   add(read: TargetRead): boolean {
-    const id = this.identity(read);
-    const s = this.idSeries[id] as number;
+    const s = this.seriesOfTarget(read);
     const values = targetValues(this.values, read);
     if (this.seenIn[s] === this.poll) {
       this.merged = true;
@@ -188,7 +209,7 @@ export class TargetTable implements TargetSeries {
   /** Memory held between polls, in bytes (arenas, columns, indices). */
   get bytes(): number {
     const perId = 4 * 4; // four Int32Arrays
-    const perSeries = 4 * 4 + 8 + VALUES * 8; // four 32-bit arrays, a pool, the values
+    const perSeries = 4 * 5 + 1 + 8 + VALUES * 8; // five 32-bit arrays, a flag, a pool, the values
     return (
       this.idArena.bytes.length +
       this.pairsArena.bytes.length +
@@ -196,7 +217,8 @@ export class TargetTable implements TargetSeries {
       this.pairsStart.length * perSeries +
       this.met.byteLength +
       this.idIndex.bytes +
-      this.seriesIndex.bytes
+      this.seriesIndex.bytes +
+      this.plainIndex.bytes
     );
   }
 
@@ -215,7 +237,8 @@ export class TargetTable implements TargetSeries {
 
   // --- identities ---
 
-  private identity(read: TargetRead): number {
+  /** The series of a target: found by its identity, or made for it. */
+  private seriesOfTarget(read: TargetRead): number {
     const b = read.bytes;
     let h = Math.imul(hashBytes(b, read.poolStart, read.poolEnd) ^ SEPARATOR, FNV_PRIME);
     const { labelStart, labelEnd } = read;
@@ -224,13 +247,84 @@ export class TargetTable implements TargetSeries {
       if (start >= 0) h = hashBytes(b, start, labelEnd[k] as number, h);
       h = Math.imul(h ^ SEPARATOR, FNV_PRIME);
     }
-    h |= 0; // as kept in idHash
+    h |= 0; // as kept in idHash and plainHash
+    // The usual target, plain ASCII without escapes, is told by its series' rendered labels themselves.
+    const plain = this.plainIndex;
+    for (let at = plain.first(h); plain.entry(at) >= 0; at = plain.next(at)) {
+      const s = plain.entry(at);
+      if (this.plainHash[s] === h && this.isPlainIdentity(s, read)) return s;
+    }
+    if (read.plain()) return this.newPlainIdentity(read, h);
     const index = this.idIndex;
     for (let at = index.first(h); index.entry(at) >= 0; at = index.next(at)) {
       const id = index.entry(at);
-      if (this.idHash[id] === h && this.isIdentity(id, read)) return id;
+      if (this.idHash[id] === h && this.isIdentity(id, read)) return this.idSeries[id] as number;
     }
-    return this.newIdentity(read, h);
+    return this.idSeries[this.newIdentity(read, h)] as number;
+  }
+
+  /**
+   * Whether the series' rendered labels are the target's spans as they are: for a plain target, what
+   * the text format writes of a value is its bytes, so the labels are its identity and none is kept
+   * apart. The labels' names are the table's own, in its order (`layout`).
+   */
+  private isPlainIdentity(s: number, read: TargetRead): boolean {
+    const layout = this.layoutOf(read);
+    const kept = this.pairsArena.bytes;
+    const b = read.bytes;
+    let p = this.pairsStart[s] as number;
+    const end = p + (this.pairsLengths[s] as number);
+    for (let j = 0; j < layout.sources.length; j++) {
+      p += layout.prefix[j] as number;
+      const source = layout.sources[j] as number;
+      let start = 0;
+      let stop = 0;
+      if (source === POOL) {
+        start = read.poolStart;
+        stop = read.poolEnd;
+      } else if (source >= 0 && (read.labelStart[source] as number) >= 0) {
+        start = read.labelStart[source] as number;
+        stop = read.labelEnd[source] as number;
+      }
+      if (stop - start >= end - p) return false;
+      for (let i = start; i < stop; i++) if (kept[p++] !== b[i]) return false;
+      if (kept[p++] !== QUOTE) return false;
+    }
+    return p === end;
+  }
+
+  private newPlainIdentity(read: TargetRead, hash: number): number {
+    const s = this.seriesOf(this.render(read), wellFormed(read.scrapePool));
+    // A series first made by another spelling of the same labels is found by this one from now on too.
+    if (!this.plainKnown[s]) {
+      this.plainKnown[s] = 1;
+      this.plainHash[s] = hash;
+      this.plainIndex.add(s, hash);
+    }
+    return s;
+  }
+
+  /** A new target's labels, decoded and rendered as the reference path renders them. */
+  private render(read: TargetRead): Buffer {
+    return Buffer.from(labelPairs(targetLabels(read.toActiveTarget(), this.extraLabels)), "utf8");
+  }
+
+  /** Where each rendered label's value comes from, and the bytes before it (`,name="`). */
+  private layoutOf(read: TargetRead): Layout {
+    if (this.layout) return this.layout;
+    // The labels' names and order as targets.ts writes them; a later one of the same name wins.
+    const names = Object.keys(targetLabels({ scrapePool: "", labels: {} }, this.extraLabels));
+    const from = new Map<string, number>([
+      ["scrape_pool", POOL],
+      ["job", read.labelNames.indexOf("job")],
+      ["instance", read.labelNames.indexOf("instance")],
+    ]);
+    for (const { from: name, to } of this.extraLabels) from.set(to, read.labelNames.indexOf(name));
+    this.layout = {
+      sources: Int32Array.from(names, (name) => from.get(name) ?? -1),
+      prefix: Int32Array.from(names, (name, j) => (j > 0 ? 1 : 0) + Buffer.byteLength(name) + 2),
+    };
+    return this.layout;
   }
 
   private isIdentity(id: number, read: TargetRead): boolean {
@@ -277,9 +371,7 @@ export class TargetTable implements TargetSeries {
     this.idLength[id] = length;
     this.idHash[id] = hash;
     this.idIndex.add(id, hash);
-    // A new identity: its labels decoded and rendered as the reference path renders them.
-    const pairs = Buffer.from(labelPairs(targetLabels(read.toActiveTarget(), this.extraLabels)), "utf8");
-    this.idSeries[id] = this.seriesOf(pairs, wellFormed(read.scrapePool));
+    this.idSeries[id] = this.seriesOf(this.render(read), wellFormed(read.scrapePool));
     return id;
   }
 
@@ -316,6 +408,8 @@ export class TargetTable implements TargetSeries {
     this.pairsLengths = grownInt32(this.pairsLengths, size);
     this.pairsHash = grownUint32(this.pairsHash, size);
     this.seenIn = grownUint32(this.seenIn, size);
+    this.plainHash = grownInt32(this.plainHash, size);
+    this.plainKnown = grownUint8(this.plainKnown, size);
     this.columns = this.columns.map((c) => grownFloat64(c, size));
   }
 

@@ -113,6 +113,8 @@ export class TargetRead {
   /** The pool's raw bytes (between its quotes; empty when it has none or not a string). */
   poolStart = 0;
   poolEnd = 0;
+  /** How the pool's bytes become its text (ESCAPED, WIDE; 0 for plain ASCII). */
+  poolFlags = 0;
   health = "unknown";
   lastError = "";
   lastScrape: string | undefined;
@@ -135,6 +137,7 @@ export class TargetRead {
     this.scrapePool = "";
     this.poolStart = 0;
     this.poolEnd = 0;
+    this.poolFlags = 0;
     this.health = "unknown";
     this.lastError = "";
     this.lastScrape = undefined;
@@ -142,6 +145,17 @@ export class TargetRead {
     this.scrapeInterval = undefined;
     this.scrapeTimeout = undefined;
     this.labelStart.fill(-1);
+  }
+
+  /**
+   * Whether the pool and every label read are plain ASCII without escapes: then their bytes are their
+   * text, and the text format writes them as they are.
+   */
+  plain(): boolean {
+    if (this.poolFlags !== 0) return false;
+    for (let k = 0; k < this.labelNames.length; k++)
+      if ((this.labelStart[k] as number) >= 0 && this.labelFlags[k] !== 0) return false;
+    return true;
   }
 
   /** Label k's text as JSON.parse gives it; "" when the target has none. */
@@ -247,6 +261,7 @@ class Scanner {
           read.scrapePool = this.string(this.pool);
           read.poolStart = this.start;
           read.poolEnd = this.end;
+          read.poolFlags = (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
         } else if (k === 2) read.health = this.health();
         else if (k === 3) read.lastError = this.string();
         else if (k === 4) read.lastScrape = this.string();

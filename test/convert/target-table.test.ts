@@ -208,7 +208,11 @@ describe("a source's series kept between answers", () => {
     }
   });
 
-  it("tells apart targets whose identities hash alike", async () => {
+  // Plain ASCII identities are told apart by their series' labels, others (an escape) by bytes kept apart.
+  it.each([
+    ["plain", ""],
+    ["escaped", "\\u0069"],
+  ])("tells apart %s targets whose identities hash alike", async (_kind, spelling) => {
     // Two instances whose identity bytes (pool, job, instance, each followed by a quote) have the same
     // hash as the table keys it (32-bit FNV-1a), found by brute force.
     const fnv = (text: string, h: number) => {
@@ -219,7 +223,7 @@ describe("a source's series kept between answers", () => {
     const seen = new Map<number, string>();
     let pair: [string, string] | undefined;
     for (let i = 0; !pair; i++) {
-      const instance = `i${i}`;
+      const instance = `${spelling}i${i}`;
       const other = seen.get(identityHash(instance));
       if (other !== undefined) pair = [other, instance];
       else seen.set(identityHash(instance), instance);
