@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { constants, gzipSync } from "node:zlib";
 import { BoundedMap } from "../lib/bounded-map.js";
 import { MEMBER_PLAIN_BYTES, type PackedLines, packLines } from "./pack.js";
 
@@ -39,6 +40,24 @@ export class PackCache {
     this.hits++;
     this.entries.set(key, kept); // the newest again
     return copied(kept);
+  }
+
+  /**
+   * Lines known to be new, given in pieces of whole lines (each at most a member's worth): each piece
+   * compressed into a member as it comes, so the lines are never whole in memory; kept under `newName`.
+   */
+  packPieces(key: string, pieces: Iterable<Uint8Array>, newName: string): PackedLines {
+    const members: Uint8Array[] = [];
+    const sizes: number[] = [];
+    let length = 0;
+    for (const piece of pieces) {
+      members.push(gzipSync(piece, { level: constants.Z_BEST_SPEED }));
+      sizes.push(piece.length);
+      length += piece.length;
+    }
+    const packed: PackedLines = { members, sizes, length, hash: newName };
+    this.entries.set(key, copied(packed));
+    return packed;
   }
 
   /**

@@ -23,14 +23,24 @@ export function renderTargets(summary: TargetsSummary, prefix: string): { famili
 }
 
 /**
+ * A family's lines written piece by piece (whole lines, at most `pieceBytes` each unless one line is
+ * longer), each handed over as it is written; undefined to have them written whole instead.
+ */
+export type KeepPieces<L> = (pieces: Iterable<Uint8Array>, name: string, bytes: number) => L | undefined;
+
+/**
  * As renderTargets, each family handed to `keep` as soon as it is written, and what it keeps in its
  * place: a family packed there leaves the rest of the rendering no more plain lines than one family's.
+ * With `keepPieces`, a family may be handed over piece by piece: then not even one family's plain
+ * lines are held at once (63 MB at 500k targets), only a piece's.
  */
 export function renderTargetsKept<L>(
   summary: TargetsSummary,
   prefix: string,
   keep: (lines: Uint8Array, name: string) => L,
   kept?: KeptLines<L>,
+  keepPieces?: KeepPieces<L>,
+  pieceBytes = 2 ** 20,
 ): { families: [name: string, lines: L][]; series: number } {
   const { series, order } = summary;
   // A family comes where its first sample would have been added (convertTargets' order).
@@ -48,9 +58,10 @@ export function renderTargetsKept<L>(
       families.push([name, again]);
       continue;
     }
-    const lines = familyLines(series, order, v, `${name}{${prefix}${prefix ? "," : ""}`);
-    samples += lines.samples;
-    families.push([name, keep(lines.bytes, name)]);
+    const family = new FamilyWriter(series, order, v, `${name}{${prefix}${prefix ? "," : ""}`);
+    samples += family.samples;
+    const inPieces = keepPieces?.(family.pieces(pieceBytes), name, family.bytes);
+    families.push([name, inPieces !== undefined ? inPieces : keep(family.whole(), name)]);
   }
   for (const [name, lines] of renderSampleSet(summary.pools, prefix)) families.push([name, keep(lines, name)]);
   return { families, series: samples + summary.pools.size };
@@ -64,39 +75,82 @@ function samplesOf(series: TargetSeries, order: Uint32Array, v: number): number 
 
 /**
  * One family's lines, `start` + the series' pairs + `} value`: values formatted once, kept only while
- * this family is written (not five families' worth at once), then written into a buffer of the exact size.
+ * this family is written (not five families' worth at once), then written whole into a buffer of the
+ * exact size, or in pieces.
  */
-function familyLines(
-  series: TargetSeries,
-  order: Uint32Array,
-  v: number,
-  start: string,
-): { bytes: Buffer; samples: number } {
-  const startBytes = Buffer.byteLength(start);
-  const ascii = startBytes === start.length;
-  const values = new Array<string | undefined>(order.length);
-  let bytes = 0;
-  let samples = 0;
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k] as number;
-    const value = series.value(v, i);
-    if (Number.isNaN(value)) continue;
-    const text = formatValue(value);
-    values[k] = text;
-    bytes += startBytes + series.pairsLength(i) + text.length + 3; // "} " and the newline
-    samples++;
+class FamilyWriter {
+  private readonly startBytes: number;
+  private readonly ascii: boolean;
+  private readonly values: (string | undefined)[];
+  /** Plain bytes of the whole family, and its samples. */
+  readonly bytes: number;
+  readonly samples: number;
+
+  constructor(
+    private readonly series: TargetSeries,
+    private readonly order: Uint32Array,
+    v: number,
+    private readonly start: string,
+  ) {
+    this.startBytes = Buffer.byteLength(start);
+    this.ascii = this.startBytes === start.length;
+    this.values = new Array<string | undefined>(order.length);
+    let bytes = 0;
+    let samples = 0;
+    for (let k = 0; k < order.length; k++) {
+      const value = series.value(v, order[k] as number);
+      if (Number.isNaN(value)) continue;
+      const text = formatValue(value);
+      this.values[k] = text;
+      bytes += this.lineBytes(k);
+      samples++;
+    }
+    this.bytes = bytes;
+    this.samples = samples;
   }
-  const out = Buffer.allocUnsafe(bytes) as Writable;
-  let offset = 0;
-  for (let k = 0; k < order.length; k++) {
-    const value = values[k];
-    if (value === undefined) continue;
-    offset += ascii ? out.latin1Write(start, offset) : out.utf8Write(start, offset);
-    offset += series.writePairs(out, offset, order[k] as number);
-    out[offset++] = 0x7d; // }
-    out[offset++] = 0x20; // space
-    for (let c = 0; c < value.length; c++) out[offset++] = value.charCodeAt(c); // numbers are ASCII
-    out[offset++] = 0x0a; // newline
+
+  whole(): Buffer {
+    const out = Buffer.allocUnsafe(this.bytes) as Writable;
+    let offset = 0;
+    for (let k = 0; k < this.order.length; k++) offset = this.writeLine(out, offset, k);
+    return out;
   }
-  return { bytes: out, samples };
+
+  /** The lines in pieces of whole lines, each a buffer of its own. */
+  *pieces(pieceBytes: number): Generator<Uint8Array> {
+    let out = Buffer.allocUnsafe(Math.min(this.bytes, pieceBytes)) as Writable;
+    let offset = 0;
+    let left = this.bytes;
+    for (let k = 0; k < this.order.length; k++) {
+      if (this.values[k] === undefined) continue;
+      const line = this.lineBytes(k);
+      if (offset + line > out.length) {
+        if (offset > 0) yield out.subarray(0, offset);
+        left -= offset;
+        out = Buffer.allocUnsafe(Math.max(line, Math.min(left, pieceBytes))) as Writable;
+        offset = 0;
+      }
+      offset = this.writeLine(out, offset, k);
+    }
+    if (offset > 0) yield out.subarray(0, offset);
+  }
+
+  private lineBytes(k: number): number {
+    const value = this.values[k] as string;
+    return this.startBytes + this.series.pairsLength(this.order[k] as number) + value.length + 3; // "} " and the newline
+  }
+
+  /** Writes line k (if its series has a value) at `offset`; where the next goes. */
+  private writeLine(out: Writable, offset: number, k: number): number {
+    const value = this.values[k];
+    if (value === undefined) return offset;
+    let at = offset;
+    at += this.ascii ? out.latin1Write(this.start, at) : out.utf8Write(this.start, at);
+    at += this.series.writePairs(out, at, this.order[k] as number);
+    out[at++] = 0x7d; // }
+    out[at++] = 0x20; // space
+    for (let c = 0; c < value.length; c++) out[at++] = value.charCodeAt(c); // numbers are ASCII
+    out[at++] = 0x0a; // newline
+    return at;
+  }
 }

@@ -42,11 +42,13 @@ export interface ChunkDecoder {
    * As finish, each family handed to `pack` as soon as it is written: a decoder thread keeps no more
    * than one family's plain lines at a time (500k targets: 63 MB, not 313); lines the decoder knows to
    * be new come with a name standing for their hash (pack-cache.ts). `packedAgain` gives the
-   * members packed last time of a family known to be the same bytes (by their hash), if still kept.
+   * members packed last time of a family known to be the same bytes (by their hash), if still kept;
+   * `packPieces` packs a large family of new bytes given piece by piece, never whole.
    */
   finishPacked(
     pack: (lines: FamilyLines, family: string, newName?: string) => FamilyLines,
     packedAgain?: (family: string, hash: string) => FamilyLines | undefined,
+    packPieces?: (pieces: Iterable<Uint8Array>, family: string, newName: string) => FamilyLines,
   ): PackedFastDecoded | undefined;
   /** Why the answer is refused outright (not left to the reference path), if it is. */
   refusal(): { reason: FailureReason; message: string } | undefined;

@@ -73,6 +73,8 @@ const packed = new PackCache();
 const packFamily = (source: string) => (lines: FamilyLines, family: string, newName?: string) =>
   isPacked(lines) || lines.byteLength < PACK_MIN_BYTES ? lines : packed.pack(`${source}\n${family}`, lines, newName);
 const packedAgain = (source: string) => (family: string, hash: string) => packed.again(`${source}\n${family}`, hash);
+const packPieces = (source: string) => (pieces: Iterable<Uint8Array>, family: string, newName: string) =>
+  packed.packPieces(`${source}\n${family}`, pieces, newName);
 
 /**
  * What decoders keep of a source between its answers (a targets answer's series, ~250 bytes a target),
@@ -95,7 +97,11 @@ function finishStream(id: number): PackedResult | undefined {
   const stream = streams.get(id);
   streams.delete(id);
   try {
-    const done = stream?.decoder.finishPacked(packFamily(stream.source), packedAgain(stream.source));
+    const done = stream?.decoder.finishPacked(
+      packFamily(stream.source),
+      packedAgain(stream.source),
+      packPieces(stream.source),
+    );
     const refused = stream?.decoder.refusal();
     if (refused) return { ok: false, ...refused };
     return done && { ok: true, ...done };

@@ -4,8 +4,8 @@ import { prometheusFacts } from "../convert/replica-facts.js";
 import { SeriesColumns } from "../convert/series-columns.js";
 import { TargetTable } from "../convert/target-table.js";
 import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
-import { type FamilyLines, isPacked } from "../exposition/pack.js";
-import { renderTargetsKept } from "../exposition/target-lines.js";
+import { type FamilyLines, isPacked, MEMBER_PLAIN_BYTES, PACK_MIN_BYTES } from "../exposition/pack.js";
+import { type KeepPieces, type KeptLines, renderTargetsKept } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { labelNamesRead, type TargetRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
 import type { ChunkDecoder, DecodeOptions, DecoderMemory, FastDecoded, PackedFastDecoded } from "./decode-types.js";
@@ -110,27 +110,39 @@ export class TargetsDecoder implements ChunkDecoder {
   finishPacked(
     pack: (lines: FamilyLines, family: string, newName?: string) => FamilyLines,
     packedAgain?: (family: string, hash: string) => FamilyLines | undefined,
+    packPieces?: (pieces: Iterable<Uint8Array>, family: string, newName: string) => FamilyLines,
   ): PackedFastDecoded | undefined {
     const table = this.table;
     if (!table || !packedAgain) return this.finishKept(pack);
     // What each per-target family was packed as is noted, so that the same bytes next time are not
     // written again. A per-target family written anew is new bytes (the same ones are given again):
-    // it is named, not hashed.
-    const noted = (lines: FamilyLines, family: string) => {
-      const v = (PER_TARGET_FAMILIES as readonly string[]).indexOf(family);
-      const packed = pack(lines, family, v >= 0 ? newLinesName() : undefined);
-      if (v >= 0) table.packedHash[v] = isPacked(packed) ? packed.hash : undefined;
+    // it is named, not hashed, and a large one is packed piece by piece as it is written.
+    const perTarget = (family: string) => (PER_TARGET_FAMILIES as readonly string[]).indexOf(family);
+    const note = (v: number, packed: FamilyLines) => {
+      table.packedHash[v] = isPacked(packed) ? packed.hash : undefined;
       return packed;
     };
-    return this.finishKept(noted, (family, v) => {
+    const noted = (lines: FamilyLines, family: string) => {
+      const v = perTarget(family);
+      const packed = pack(lines, family, v >= 0 ? newLinesName() : undefined);
+      return v >= 0 ? note(v, packed) : packed;
+    };
+    const inPieces = (pieces: Iterable<Uint8Array>, family: string, bytes: number) => {
+      const v = perTarget(family);
+      if (!packPieces || v < 0 || bytes < PACK_MIN_BYTES) return undefined;
+      return note(v, packPieces(pieces, family, newLinesName()));
+    };
+    const again = (family: string, v: number) => {
       const hash = table.packedHash[v];
       return hash === undefined ? undefined : packedAgain(family, hash);
-    });
+    };
+    return this.finishKept(noted, again, inPieces);
   }
 
   private finishKept<L>(
     keep: (lines: Uint8Array, family: string) => L,
-    kept?: (family: string, v: number) => L | undefined,
+    kept?: KeptLines<L>,
+    keepPieces?: KeepPieces<L>,
   ) {
     if (this.tooMany || this.overLimit) return undefined;
     const scanned = this.reader.end();
@@ -142,7 +154,14 @@ export class TargetsDecoder implements ChunkDecoder {
       pools: this.pools.samples(scanned.data, this.options.perTarget),
       sameAsLast: table && ((v) => table.sameAsLast(v)),
     };
-    const { families, series } = renderTargetsKept(summary, this.options.labelPrefix, keep, kept);
+    const { families, series } = renderTargetsKept(
+      summary,
+      this.options.labelPrefix,
+      keep,
+      kept,
+      keepPieces,
+      MEMBER_PLAIN_BYTES,
+    );
     if (table && !table.sparse) this.memory?.keep(this.tableKey, table, table.bytes);
     if (this.kept === undefined) return { families, series };
     const payload = { ...scanned, data: { ...scanned.data, activeTargets: this.kept } };

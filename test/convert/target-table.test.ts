@@ -38,7 +38,9 @@ function decoderThread() {
   /** Families of the last answer: written and packed, or given again. */
   const packed: string[] = [];
   const again: string[] = [];
+  const inPieces: string[] = [];
   return {
+    inPieces,
     memory,
     kept,
     packed,
@@ -48,6 +50,7 @@ function decoderThread() {
       decoder.write(Buffer.from(text));
       packed.length = 0;
       again.length = 0;
+      inPieces.length = 0;
       const result = decoder.finishPacked(
         (lines, family, newName) => {
           packed.push(family);
@@ -57,6 +60,11 @@ function decoderThread() {
           const lines = cache.again(family, hash);
           if (lines) again.push(family);
           return lines;
+        },
+        (pieces, family, newName) => {
+          packed.push(family);
+          inPieces.push(family);
+          return cache.packPieces(family, pieces, newName);
         },
       );
       if (!result) return undefined;
@@ -170,6 +178,8 @@ describe("a source's series kept between answers", () => {
     const first = rounds.answer(0).toString();
     expect(await thread.decode(first, opts)).toEqual(reference(first, opts));
     expect(thread.again).toEqual([]);
+    // Every per-target family is large enough to be packed as it is written, never whole.
+    expect(thread.inPieces).toEqual(PER_TARGET_FAMILIES.filter((f) => f !== "promstatus_target_collisions"));
     // The next round: every pool's targets in a new order, scrape times and durations moved; up,
     // interval and timeout the same bytes.
     const next = rounds.answer(1).toString();

@@ -47,4 +47,43 @@ describe("renderTargetsKept", () => {
       plain.families.map(([name, lines]) => [name, Buffer.from(lines).toString("latin1")]),
     );
   });
+
+  it("hands a family over in pieces of whole lines, no larger than asked unless one line is, the same bytes in the end", () => {
+    const plain = renderTargets(summary(500), 'source="p"');
+    const pieceBytes = 1000;
+    const seen: { name: string; sizes: number[]; text: string }[] = [];
+    const kept = renderTargetsKept(
+      summary(500),
+      'source="p"',
+      (lines) => Buffer.from(lines).toString("latin1"),
+      undefined,
+      (pieces, name, bytes) => {
+        const parts = [...pieces].map((p) => Buffer.from(p).toString("latin1"));
+        const text = parts.join("");
+        expect(text.length).toBe(bytes);
+        seen.push({ name, sizes: parts.map((p) => p.length), text });
+        for (const part of parts) expect(part.endsWith("\n")).toBe(true);
+        return text;
+      },
+      pieceBytes,
+    );
+    expect(seen.map((s) => s.name)).toEqual(plain.families.slice(0, 5).map(([name]) => name));
+    for (const { sizes } of seen) {
+      expect(sizes.length).toBeGreaterThan(10);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(pieceBytes);
+    }
+    expect(kept.families).toEqual(plain.families.map(([name, lines]) => [name, Buffer.from(lines).toString("latin1")]));
+    // A line longer than a piece is a piece of its own.
+    const long = renderTargetsKept(
+      summary(3),
+      "",
+      (l) => l,
+      undefined,
+      (pieces) => [...pieces],
+      10,
+    );
+    for (const [, pieces] of long.families.slice(0, 5)) {
+      for (const piece of pieces as Uint8Array[]) expect(Buffer.from(piece).toString().split("\n").length).toBe(2);
+    }
+  });
 });
