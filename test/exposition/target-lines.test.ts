@@ -74,16 +74,16 @@ describe("renderTargetsKept", () => {
     }
     expect(kept.families).toEqual(plain.families.map(([name, lines]) => [name, Buffer.from(lines).toString("latin1")]));
     // A line longer than a piece is a piece of its own.
-    const long = renderTargetsKept(
+    const long = renderTargetsKept<Uint8Array[]>(
       summary(3),
       "",
-      (l) => l,
+      (l) => [l],
       undefined,
       (pieces) => [...pieces],
       10,
     );
     for (const [, pieces] of long.families.slice(0, 5)) {
-      for (const piece of pieces as Uint8Array[]) expect(Buffer.from(piece).toString().split("\n").length).toBe(2);
+      for (const piece of pieces) expect(Buffer.from(piece).toString().split("\n").length).toBe(2);
     }
   });
 });
