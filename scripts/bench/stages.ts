@@ -1,20 +1,19 @@
-// Where a poll's CPU goes, stage by stage, for one targets answer: the fast path (scanner, summary,
-// direct rendering) beside the reference path (JSON.parse, schema, samples, renderSampleSet) in the same
+// Where a poll's CPU goes, stage by stage, for one targets answer: the fast path (scanner, the source's
+// series kept from the answer before, lines written straight from them) beside the reference path (JSON.parse, schema, samples, renderSampleSet) in the same
 // process, warm, median of three; CPU of the whole process (garbage collector threads included, charged
 // to the stage that made the garbage). Runs the build (dist/). Prints one JSON object.
 // Usage: node --import tsx scripts/bench/stages.ts [--targets=100000]
 import { parseArgs } from "node:util";
 import { constants, gunzipSync, gzipSync } from "node:zlib";
-import { targetsAnswer } from "./generate.js";
+import { TargetsRounds } from "./generate.js";
 
 const dist = <T>(path: string) => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { scanTargetsAnswer } =
   await dist<typeof import("../../src/upstream/targets-scanner.js")>("upstream/targets-scanner.js");
 const { targetsResponse } = await dist<typeof import("../../src/upstream/payloads.js")>("upstream/payloads.js");
-const { convertTargets, TargetSummariser } =
-  await dist<typeof import("../../src/convert/targets.js")>("convert/targets.js");
-const { renderTargets } =
-  await dist<typeof import("../../src/exposition/target-lines.js")>("exposition/target-lines.js");
+const { convertTargets } = await dist<typeof import("../../src/convert/targets.js")>("convert/targets.js");
+const { TargetsDecoder } =
+  await dist<typeof import("../../src/poll/targets-fast-path.js")>("poll/targets-fast-path.js");
 const { renderSampleSet } =
   await dist<typeof import("../../src/exposition/text-format.js")>("exposition/text-format.js");
 const { decodeAnswer } = await dist<typeof import("../../src/poll/decode.js")>("poll/decode.js");
@@ -30,8 +29,10 @@ export interface StageRow {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-const bytes = Buffer.from(targetsAnswer(Number(values.targets)));
-const gz = gzipSync(bytes);
+// Rounds as a real Prometheus answers them: each a new order within each pool, times moved (generate.ts).
+const rounds = new TargetsRounds(Number(values.targets));
+let bytes = rounds.answer(0);
+let gz = gzipSync(bytes);
 const options = {
   replicaFacts: false,
   perTarget: true,
@@ -53,18 +54,38 @@ const measure = <T>(stage: string, run: () => T): T => {
   return out;
 };
 
+// The decoder thread's memory of the source: its series kept from one answer to the next.
+let kept: unknown;
+const memory = {
+  take: () => {
+    const value = kept;
+    kept = undefined;
+    return value;
+  },
+  keep: (_key: string, value: unknown) => {
+    kept = value;
+  },
+};
+{
+  // The first answer: every target is new.
+  const first = new TargetsDecoder(options, memory);
+  first.write(bytes);
+  first.finish();
+}
+
 for (let round = 0; round < ROUNDS; round++) {
+  bytes = rounds.answer(round + 1);
+  gz = gzipSync(bytes);
   measure("gunzip the answer", () => gunzipSync(gz));
   measure("JSON.parse (the baseline)", () => JSON.parse(bytes.toString("utf8")));
   // The scanner alone: every target read (only its converted fields) and handed to no one.
   measure("scan only", () => scanTargetsAnswer(bytes, ["job", "instance"], () => {}));
-  // Fast path: the scanner hands each target to the summary as it reads it.
-  const summariser = new TargetSummariser(extra);
-  const scanned = measure("scan and summarise", () =>
-    scanTargetsAnswer(bytes, ["job", "instance"], (t) => summariser.add(t.toActiveTarget())),
-  );
-  if (!scanned) throw new Error("the scanner gave up on the benchmark's answer");
-  const rendered = measure("render lines", () => renderTargets(summariser.finish(scanned.data), options.labelPrefix));
+  // Fast path: the scanner hands each target to the summary as it reads it, the series known from the
+  // answer before; then the lines are written (each family whole, unpacked).
+  const decoder = new TargetsDecoder(options, memory);
+  measure("scan and summarise", () => decoder.write(bytes));
+  const rendered = measure("render lines", () => decoder.finish());
+  if (!rendered) throw new Error("the scanner gave up on the benchmark's answer");
   // Reference path.
   const json = measure("decode UTF-8 and JSON.parse", () => JSON.parse(bytes.toString("utf8")) as unknown);
   const checked = measure("schema", () => targetsResponse.parse(json));
@@ -74,7 +95,7 @@ for (let round = 0; round < ROUNDS; round++) {
   measure("gzip the exposition", () =>
     rendered.families.map(([, lines]) => gzipSync(lines, { level: constants.Z_BEST_SPEED })),
   );
-  // Whole decodes of the gzipped answer, as the decoder thread runs them.
+  // Whole decodes of the gzipped answer, as a whole-answer decoder thread runs them (no series kept).
   const job = { endpoint: "targets" as const, body: gz, encoding: "gzip", options };
   measure("whole decode, fast path", () => decodeAnswer(job));
   measure("whole decode, reference path", () => decodeAnswer(job, { reference: true }));
