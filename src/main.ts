@@ -27,7 +27,7 @@ async function main(): Promise<number | undefined> {
   }
   if (flags.configCheck) return checkConfig(flags, process.stdout);
 
-  const log = createLogger(flags.logLevel);
+  const log = createLogger(flags.logLevel, flags.logFormat);
 
   log.info(
     { version: VERSION, node: process.version, config_file: flags.configFile },

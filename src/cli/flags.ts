@@ -5,6 +5,9 @@ import { parseSize } from "../config/size.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** JSON by default: the exporter's own tests and most log pipelines read its lines as JSON; logfmt as Prometheus writes. */
+export const LOG_FORMATS = ["json", "logfmt"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface Flags {
   configFile: string;
@@ -23,6 +26,7 @@ export interface Flags {
   /** Probes that may poll upstreams at once; more are answered 503 (--probe.max-concurrent). */
   probeMaxConcurrent: number;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   help: boolean;
   version: boolean;
 }
@@ -45,6 +49,7 @@ Flags:
   --probe.max-concurrent=N      probes polling upstreams at once; more are answered 503 (default 8 per CPU,
                                 ${DEFAULT_PROBE_MAX_CONCURRENT} here)
   --log.level=LEVEL             ${LOG_LEVELS.join(", ")} (default info)
+  --log.format=FORMAT           ${LOG_FORMATS.join(" or ")} (default json)
   --version                     print the version and exit
   -h, --help                    print this help and exit
 `;
@@ -75,6 +80,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "probe.timeout-offset": { type: "string", default: "500ms" },
         "probe.max-concurrent": { type: "string", default: String(DEFAULT_PROBE_MAX_CONCURRENT) },
         "log.level": { type: "string", default: "info" },
+        "log.format": { type: "string", default: "json" },
         version: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -85,6 +91,10 @@ export function parseFlags(argv: readonly string[]): Flags {
   const logLevel = values["log.level"] as string;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new FlagError(`--log.level: must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  }
+  const logFormat = values["log.format"] as string;
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new FlagError(`--log.format: must be one of ${LOG_FORMATS.join(", ")}, got "${logFormat}"`);
   }
   const telemetryPath = values["web.telemetry-path"] as string;
   if (!telemetryPath.startsWith("/") || telemetryPath === "/") {
@@ -122,6 +132,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     probeTimeoutOffsetMs,
     probeMaxConcurrent,
     logLevel: logLevel as LogLevel,
+    logFormat: logFormat as LogFormat,
     help: values.help === true,
     version: values.version === true,
   };

@@ -56,4 +56,24 @@ describe("a busy listen address", () => {
     ]);
     expect(failure.stdout).not.toMatch(/\n\s+at /);
   });
+
+  it("is said in logfmt with --log.format=logfmt", async () => {
+    const failure = (await promisify(execFile)(
+      process.execPath,
+      [DAEMON, `--config.file=${configFile}`, `--web.listen-address=127.0.0.1:${port}`, "--log.format=logfmt"],
+      { timeout: 15_000 },
+    ).then(
+      () => ({ code: 0, stdout: "" }),
+      (error: { code: number; stdout: string }) => error,
+    )) as { code: number; stdout: string };
+    expect(failure.code).toBe(1);
+    const lines = failure.stdout.trim().split("\n");
+    expect(lines.every((l) => /^ts=\S+ level=(debug|info|warn|error) msg=/.test(l))).toBe(true);
+    expect(lines.filter((l) => l.includes(" level=error "))).toEqual([
+      expect.stringContaining(
+        `msg="cannot listen on 127.0.0.1:${port}: the address is already in use (another process listens on it; choose another --web.listen-address)"`,
+      ),
+    ]);
+    expect(lines.find((l) => l.includes(" level=error "))).toMatch(/ address=127\.0\.0\.1:\d+ code=EADDRINUSE/);
+  });
 });
