@@ -27,7 +27,16 @@ export interface PrometheusFacts {
   health: Uint8Array;
 }
 
-export type ReplicaFacts = AlertmanagerFacts | PrometheusFacts;
+/**
+ * One value a Prometheus's replicas are compared by, from one endpoint's answer: the SHA-256 of its
+ * config, rule set or flags, or its version (buildinfo).
+ */
+export interface DigestFacts {
+  kind: "digest";
+  value: string;
+}
+
+export type ReplicaFacts = AlertmanagerFacts | PrometheusFacts | DigestFacts;
 
 export function alertmanagerFacts(payload: AlertmanagerStatusResponse): AlertmanagerFacts {
   return {

@@ -70,6 +70,7 @@ function describeView(facts: ReplicaFacts | undefined): string {
     for (const h of facts.health) if (h === HEALTH.down) down++;
     return `${facts.targets.length} targets, ${down} down`;
   }
+  if (facts.kind === "digest") return facts.value;
   const peers = facts.peers.map((p) => (p === facts.peerName ? `${p} (self)` : p));
   return `${facts.peers.length} peers: ${peers.join(", ")}`;
 }
