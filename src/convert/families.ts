@@ -178,6 +178,22 @@ export const GROUP = {
     "promstatus_group_prometheus_health_disagreements",
     "Targets up on one answering member and down on another.",
   ),
+  prometheusConfigVersions: family(
+    "promstatus_group_prometheus_config_versions",
+    "Distinct configuration hashes (replica external labels left out) among the members whose config endpoint answered.",
+  ),
+  prometheusRuleVersions: family(
+    "promstatus_group_prometheus_rule_versions",
+    "Distinct rule-set hashes among the members whose rules endpoint answered.",
+  ),
+  prometheusFlagVersions: family(
+    "promstatus_group_prometheus_flag_versions",
+    "Distinct flag hashes (per-replica flags left out) among the members whose flags endpoint answered.",
+  ),
+  prometheusVersions: family(
+    "promstatus_group_prometheus_versions",
+    "Distinct Prometheus versions among the members whose buildinfo endpoint answered.",
+  ),
 } as const;
 
 export const GROUP_FAMILIES: readonly FamilyDef[] = Object.values(GROUP);
