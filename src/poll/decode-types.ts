@@ -1,4 +1,5 @@
 import type { Endpoint } from "../config/types.js";
+import type { EndpointSummary } from "../convert/endpoint-summary.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { TargetLabel } from "../convert/targets.js";
 import type { Families, FamilyLines } from "../exposition/pack.js";
@@ -28,6 +29,8 @@ export interface FastDecoded {
   families: RenderedFamilies;
   series: number;
   facts?: ReplicaFacts;
+  /** A few figures for the status page (convert/endpoint-summary.ts), as the reference path gives them. */
+  summary?: EndpointSummary;
 }
 
 /** A fast path's result whose families were packed as they were written (exposition/pack.ts). */
@@ -97,6 +100,7 @@ export type DecodeResult = (
       families: RenderedFamilies;
       series: number;
       facts?: ReplicaFacts;
+      summary?: EndpointSummary;
       /** Entries of the answer left out for repeating a series (convert/samples.ts); absent for none. */
       duplicates?: number;
     }

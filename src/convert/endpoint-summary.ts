@@ -1,0 +1,49 @@
+import { ALERTMANAGER, TARGETS, TSDB } from "./families.js";
+import type { SampleSet } from "./samples.js";
+
+// A few figures of one answer for the status page, read from the samples it converts to: both decode
+// paths of an endpoint give the same samples for these families (the streaming reader its pool counts),
+// so they give the same summary. Small and bounded, whatever the size of the answer.
+
+/** Peer names kept for the status page; the rest are only counted. */
+export const PEER_NAMES_KEPT = 10;
+
+// Issue 22's runtimeinfo series (name fixed by the contract): a refused config reload of a Prometheus.
+const RELOAD_SUCCESSFUL = "promstatus_prometheus_config_last_reload_successful";
+
+export interface EndpointSummary {
+  /** Active targets by health (a targets answer); `total` counts every health, unknown included. */
+  targets?: { up: number; down: number; total: number };
+  /** Series in the TSDB head (a tsdb answer). */
+  headSeries?: number;
+  /** The Alertmanager's cluster as it sees it: status, peers (itself included), the first names sorted. */
+  cluster?: { status: string; peers: number; peerNames: string[] };
+  /** Whether the Prometheus's last config reload succeeded (a runtimeinfo answer). */
+  configReloadSuccessful?: boolean;
+}
+
+/** The summary of an answer's samples; undefined when they hold none of the summarised families. */
+export function summarizeSamples(samples: SampleSet): EndpointSummary | undefined {
+  const summary: EndpointSummary = {};
+  const counts = samples.families.get(TARGETS.count.name);
+  if (counts) {
+    const targets = { up: 0, down: 0, total: 0 };
+    for (const { labels, value } of counts) {
+      targets.total += value;
+      if (labels.health === "up") targets.up += value;
+      else if (labels.health === "down") targets.down += value;
+    }
+    summary.targets = targets;
+  }
+  const head = samples.families.get(TSDB.headSeries.name)?.[0];
+  if (head) summary.headSeries = head.value;
+  const peers = samples.families.get(ALERTMANAGER.peers.name)?.[0];
+  if (peers) {
+    const status = samples.get(ALERTMANAGER.clusterStatus.name).find((s) => s.value === 1)?.labels.status ?? "";
+    const names = samples.get(ALERTMANAGER.peerInfo.name).map((s) => s.labels.peer_name ?? "");
+    summary.cluster = { status, peers: peers.value, peerNames: names.sort().slice(0, PEER_NAMES_KEPT) };
+  }
+  const reload = samples.families.get(RELOAD_SUCCESSFUL)?.[0];
+  if (reload) summary.configReloadSuccessful = reload.value === 1;
+  return Object.keys(summary).length > 0 ? summary : undefined;
+}
