@@ -2,6 +2,16 @@ import { GROUP } from "./families.js";
 import { type AlertmanagerFacts, HEALTH, type PrometheusFacts, type ReplicaFacts } from "./replica-facts.js";
 import { SampleSet } from "./samples.js";
 
+/** What a Prometheus's replicas are compared by besides their targets, and the endpoint each comes from. */
+export const DIGESTS = {
+  config: { endpoint: "config", family: GROUP.prometheusConfigVersions.name, differs: "config" },
+  rules: { endpoint: "rules", family: GROUP.prometheusRuleVersions.name, differs: "rules" },
+  flags: { endpoint: "flags", family: GROUP.prometheusFlagVersions.name, differs: "flags" },
+  version: { endpoint: "buildinfo", family: GROUP.prometheusVersions.name, differs: "versions" },
+} as const;
+
+export type DigestName = keyof typeof DIGESTS;
+
 /** A member of a replica group as the comparison sees it. */
 export interface GroupMember {
   source: string;
@@ -9,6 +19,11 @@ export interface GroupMember {
   up: boolean;
   /** From its last successful poll of the compared endpoint; undefined if that poll failed. */
   facts: ReplicaFacts | undefined;
+  /**
+   * Prometheus only: a key for each digest whose endpoint the member polls, its value from the last
+   * successful poll (undefined when that poll failed or the server lacks the endpoint).
+   */
+  digests?: ReadonlyMap<DigestName, string | undefined>;
 }
 
 /**
@@ -25,8 +40,41 @@ export function compareGroup(kind: "prometheus" | "alertmanager", members: reado
   } else {
     const answering = members.flatMap((m) => (m.facts?.kind === "prometheus" ? [{ ...m, facts: m.facts }] : []));
     comparePrometheuses(answering, out);
+    for (const [name, count] of digestVersions(members)) out.add(DIGESTS[name].family, {}, count);
   }
   return out;
+}
+
+/**
+ * Distinct values of each digest among the members that gave one; a digest no member polls is left
+ * out (no series), one that every member failed to give counts 0.
+ */
+function digestVersions(members: readonly GroupMember[]): Map<DigestName, number> {
+  const counts = new Map<DigestName, number>();
+  for (const name of Object.keys(DIGESTS) as DigestName[]) {
+    const polled = members.filter((m) => m.digests?.has(name));
+    if (polled.length === 0) continue;
+    const values = new Set(polled.flatMap((m) => m.digests?.get(name) ?? []));
+    counts.set(name, values.size);
+  }
+  return counts;
+}
+
+/** What the answering members of a group disagree on, in words (for the status page); empty if nothing. */
+export function groupDifferences(kind: "prometheus" | "alertmanager", members: readonly GroupMember[]): string[] {
+  const differs: string[] = [];
+  if (kind === "alertmanager") {
+    const facts = members.flatMap((m) => (m.facts?.kind === "alertmanager" ? [m.facts] : []));
+    const distinct = (value: (f: AlertmanagerFacts) => string) => new Set(facts.map(value)).size;
+    if (distinct((f) => f.peers.join("\n")) > 1) differs.push("cluster views");
+    if (distinct((f) => f.configSha256) > 1) differs.push("config");
+    if (distinct((f) => f.version) > 1) differs.push("versions");
+    return differs;
+  }
+  const sets = members.flatMap((m) => (m.facts?.kind === "prometheus" ? [m.facts.targets] : []));
+  if (distinctTargetSets(sets) > 1) differs.push("targets");
+  for (const [name, count] of digestVersions(members)) if (count > 1) differs.push(DIGESTS[name].differs);
+  return differs;
 }
 
 function compareAlertmanagers(members: { source: string; facts: AlertmanagerFacts }[], out: SampleSet): void {

@@ -1,6 +1,12 @@
 import { endpointsOf, type SourceConfig } from "../config/types.js";
 import { HEALTH, type ReplicaFacts } from "../convert/replica-facts.js";
-import { compareGroup, type GroupMember } from "../convert/replica-group.js";
+import {
+  compareGroup,
+  DIGESTS,
+  type DigestName,
+  type GroupMember,
+  groupDifferences,
+} from "../convert/replica-group.js";
 import { labelPrefix, renderSampleSet } from "../exposition/text-format.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { SourceState } from "./source-state.js";
@@ -17,10 +23,23 @@ function factsOf(state: SourceState): ReplicaFacts | undefined {
   return state.endpoints.get(state.config.kind === "alertmanager" ? "status" : "targets")?.facts;
 }
 
+/** A Prometheus member's digests: one key per digest whose endpoint it polls, its value if it gave one. */
+function digestsOf(state: SourceState, endpoints: readonly string[]): Map<DigestName, string | undefined> {
+  const digests = new Map<DigestName, string | undefined>();
+  for (const [name, { endpoint }] of Object.entries(DIGESTS) as [DigestName, (typeof DIGESTS)[DigestName]][]) {
+    if (!endpoints.includes(endpoint)) continue;
+    // TODO(lead): state.endpoints.get(endpoint) once Endpoint lists the new endpoints
+    const facts = [...state.endpoints].find(([e]) => (e as string) === endpoint)?.[1].facts;
+    digests.set(name, facts?.kind === "digest" ? facts.value : undefined);
+  }
+  return digests;
+}
+
 function memberOf(state: SourceState): GroupMember & { state: SourceState } {
   const endpoints = endpointsOf(state.config);
   const up = endpoints.length > 0 && endpoints.every((e) => state.endpoints.get(e)?.up === 1);
-  return { source: state.config.name, up, facts: factsOf(state), state };
+  const member = { source: state.config.name, up, facts: factsOf(state), state };
+  return state.config.kind === "prometheus" ? { ...member, digests: digestsOf(state, endpoints) } : member;
 }
 
 /** Every replica group among the sources (or only the one named), members in config order. */
@@ -53,24 +72,32 @@ export interface GroupMemberRow {
   lastSuccessSeconds: number | undefined;
   /** What the member sees: its peers (Alertmanager) or its active targets (Prometheus). */
   view: string;
-  /** First 12 hex digits of the running configuration's SHA-256 (Alertmanager). */
+  /**
+   * First 12 hex digits of the running configuration's SHA-256 (Alertmanager), or of the canonical
+   * config without replica labels (Prometheus, when its config endpoint answered).
+   */
   configHashPrefix: string | undefined;
+  /** Prometheus: first 12 hex digits of the rule-set and flag hashes, and the version, where known. */
+  rulesHashPrefix?: string | undefined;
+  flagsHashPrefix?: string | undefined;
+  version?: string | undefined;
 }
 
 export interface GroupTable {
   name: string;
   kind: SourceConfig["kind"];
   members: GroupMemberRow[];
+  /** What the answering members disagree on ("targets", "config", "rules", ...); empty when they agree. */
+  differences: string[];
 }
 
 function describeView(facts: ReplicaFacts | undefined): string {
-  if (facts === undefined) return "no answer";
+  if (facts === undefined || facts.kind === "digest") return "no answer";
   if (facts.kind === "prometheus") {
     let down = 0;
     for (const h of facts.health) if (h === HEALTH.down) down++;
     return `${facts.targets.length} targets, ${down} down`;
   }
-  if (facts.kind === "digest") return facts.value;
   const peers = facts.peers.map((p) => (p === facts.peerName ? `${p} (self)` : p));
   return `${facts.peers.length} peers: ${peers.join(", ")}`;
 }
@@ -80,15 +107,24 @@ export function groupTables(views: Iterable<GroupView>): GroupTable[] {
   return [...views].map(({ name, kind, members }) => ({
     name,
     kind,
-    members: members.map(({ source, up, facts, state }) => {
+    differences: groupDifferences(kind, members),
+    members: members.map(({ source, up, facts, digests, state }): GroupMemberRow => {
       const successes = [...state.endpoints.values()].map((e) => e.lastSuccessSeconds);
       const polled = successes.length > 0 && successes.every((t) => t !== undefined);
-      return {
+      const row = {
         source,
         up,
         lastSuccessSeconds: polled ? Math.min(...(successes as number[])) : undefined,
         view: describeView(facts),
         configHashPrefix: facts?.kind === "alertmanager" ? facts.configSha256.slice(0, 12) : undefined,
+      };
+      if (digests === undefined) return row;
+      return {
+        ...row,
+        configHashPrefix: digests.get("config")?.slice(0, 12),
+        rulesHashPrefix: digests.get("rules")?.slice(0, 12),
+        flagsHashPrefix: digests.get("flags")?.slice(0, 12),
+        version: digests.get("version"),
       };
     }),
   }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GROUP } from "../../src/convert/families.js";
 import { alertmanagerFacts, prometheusFacts, type ReplicaFacts } from "../../src/convert/replica-facts.js";
-import { compareGroup, type GroupMember } from "../../src/convert/replica-group.js";
+import { compareGroup, type DigestName, type GroupMember, groupDifferences } from "../../src/convert/replica-group.js";
 import {
   type AlertmanagerStatusResponse,
   alertmanagerStatusResponse,
@@ -113,6 +113,81 @@ describe("compareGroup: HA Prometheus pairs", () => {
     expect(sampleValue(out, GROUP.targetsMissing.name, { source: "a" })).toBe(1);
     expect(sampleValue(out, GROUP.targetsMissing.name, { source: "b" })).toBe(0);
     expect(sampleValue(out, GROUP.targetsMissing.name, { source: "c" })).toBe(1);
+  });
+});
+
+// Digests as the config, rules, flags and buildinfo endpoints give them: a key for each polled endpoint,
+// undefined where the member's last poll of it failed or the server lacks it.
+const digested = (source: string, digests: Partial<Record<DigestName, string | undefined>>): GroupMember => ({
+  ...member(source, prom()),
+  digests: new Map(Object.entries(digests) as [DigestName, string | undefined][]),
+});
+const SAME = { config: "c1", rules: "r1", flags: "f1", version: "2.42.0" };
+
+describe("compareGroup: Prometheus config, rules, flags and versions", () => {
+  it("reads one version of each for replicas that agree, and nothing differs", () => {
+    const members = [digested("a", SAME), digested("b", SAME)];
+    const out = compareGroup("prometheus", members);
+    expect(sampleValue(out, GROUP.prometheusConfigVersions.name)).toBe(1);
+    expect(sampleValue(out, GROUP.prometheusRuleVersions.name)).toBe(1);
+    expect(sampleValue(out, GROUP.prometheusFlagVersions.name)).toBe(1);
+    expect(sampleValue(out, GROUP.prometheusVersions.name)).toBe(1);
+    expect(groupDifferences("prometheus", members)).toEqual([]);
+  });
+
+  it("counts two versions of what one replica changed, and of nothing else", () => {
+    for (const name of ["config", "rules", "flags", "version"] as const) {
+      const members = [digested("a", SAME), digested("b", { ...SAME, [name]: "changed" })];
+      const out = compareGroup("prometheus", members);
+      const counts = {
+        config: sampleValue(out, GROUP.prometheusConfigVersions.name),
+        rules: sampleValue(out, GROUP.prometheusRuleVersions.name),
+        flags: sampleValue(out, GROUP.prometheusFlagVersions.name),
+        version: sampleValue(out, GROUP.prometheusVersions.name),
+      };
+      expect(counts).toEqual({ config: 1, rules: 1, flags: 1, version: 1, [name]: 2 });
+      expect(groupDifferences("prometheus", members)).toEqual([name === "version" ? "versions" : name]);
+    }
+  });
+
+  it("leaves out a member whose poll of an endpoint failed, and counts 0 when none answered", () => {
+    const out = compareGroup("prometheus", [
+      digested("a", SAME),
+      digested("b", { ...SAME, config: undefined }),
+      digested("c", { ...SAME, rules: undefined }),
+    ]);
+    expect(sampleValue(out, GROUP.prometheusConfigVersions.name)).toBe(1);
+    expect(sampleValue(out, GROUP.prometheusRuleVersions.name)).toBe(1);
+    const none = compareGroup("prometheus", [
+      digested("a", { config: undefined }),
+      digested("b", { config: undefined }),
+    ]);
+    expect(sampleValue(none, GROUP.prometheusConfigVersions.name)).toBe(0);
+  });
+
+  it("serves no count for what no member polls", () => {
+    const out = compareGroup("prometheus", [
+      digested("a", { version: "2.42.0" }),
+      digested("b", { version: "2.42.0" }),
+    ]);
+    expect(sampleValue(out, GROUP.prometheusVersions.name)).toBe(1);
+    expect([...out.families.keys()]).not.toContain(GROUP.prometheusConfigVersions.name);
+    expect([...out.families.keys()]).not.toContain(GROUP.prometheusFlagVersions.name);
+  });
+
+  it("names differing target sets among the differences", () => {
+    const lacking = prom((targets) => targets.pop());
+    expect(groupDifferences("prometheus", [member("a", prom()), member("b", lacking)])).toEqual(["targets"]);
+  });
+});
+
+describe("groupDifferences: Alertmanager clusters", () => {
+  it("names the cluster views and config of a split cluster, nothing for a healthy one", () => {
+    expect(groupDifferences("alertmanager", [member("a", am("healthy-0")), member("b", am("healthy-1"))])).toEqual([]);
+    expect(groupDifferences("alertmanager", [member("a", am("split-0")), member("b", am("split-1"))])).toEqual([
+      "cluster views",
+      "config",
+    ]);
   });
 });
 

@@ -44,6 +44,7 @@ async function serve(
         {
           name: "am-prod",
           kind: "alertmanager",
+          differences: [],
           members: [
             {
               source: "am-0",
