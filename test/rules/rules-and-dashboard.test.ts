@@ -33,7 +33,7 @@ function promtool(...args: string[]) {
 describe("alert rules", () => {
   it("pass promtool check rules", () => {
     const result = promtool("check", "rules", rulesFile);
-    expect(result.output).toContain("SUCCESS: 13 rules found");
+    expect(result.output).toContain("SUCCESS: 20 rules found");
     expect(result.status).toBe(0);
   });
 
