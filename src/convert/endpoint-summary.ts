@@ -1,3 +1,4 @@
+import type { Endpoint } from "../config/types.js";
 import { ALERTMANAGER, TARGETS, TSDB } from "./families.js";
 import type { SampleSet } from "./samples.js";
 
@@ -22,13 +23,15 @@ export interface EndpointSummary {
   configReloadSuccessful?: boolean;
 }
 
-/** The summary of an answer's samples; undefined when they hold none of the summarised families. */
-export function summarizeSamples(samples: SampleSet): EndpointSummary | undefined {
+/**
+ * The summary of an endpoint's answer from its samples; undefined when they hold none of the summarised
+ * families. A targets answer always has its counts (an answer of no targets has no pool's samples).
+ */
+export function summarizeSamples(samples: SampleSet, endpoint: Endpoint): EndpointSummary | undefined {
   const summary: EndpointSummary = {};
-  const counts = samples.families.get(TARGETS.count.name);
-  if (counts) {
+  if (endpoint === "targets") {
     const targets = { up: 0, down: 0, total: 0 };
-    for (const { labels, value } of counts) {
+    for (const { labels, value } of samples.get(TARGETS.count.name)) {
       targets.total += value;
       if (labels.health === "up") targets.up += value;
       else if (labels.health === "down") targets.down += value;

@@ -1,4 +1,6 @@
 import { gunzipSync } from "node:zlib";
+import type { Endpoint } from "../config/types.js";
+import { summarizeSamples } from "../convert/endpoint-summary.js";
 import { InvalidPayloadError } from "../convert/invalid-payload.js";
 import { renderSampleSet } from "../exposition/text-format.js";
 import { excerpt } from "../upstream/excerpt.js";
@@ -85,12 +87,13 @@ export function decodeAnswer(
   }
   const text = bytes.toString("utf8");
   bytes = undefined; // let the decompressed copy go while the parse allocates (peak memory)
-  const result = referencePath(text, REFERENCE[endpoint], options);
+  const result = referencePath(text, endpoint, options);
   return triesFast ? { ...result, fallback: true } : result;
 }
 
 /** The reference path: the whole answer parsed, checked against the endpoint's schema, converted, rendered. */
-function referencePath(text: string, spec: ReferenceSpec, options: DecodeOptions): DecodeResult {
+function referencePath(text: string, endpoint: Endpoint, options: DecodeOptions): DecodeResult {
+  const spec = REFERENCE[endpoint];
   const parsed = parseAndCheck(text, spec);
   if (!parsed.ok) return parsed;
   try {
@@ -100,12 +103,14 @@ function referencePath(text: string, spec: ReferenceSpec, options: DecodeOptions
     if (over) return { ok: false, ...over };
     const facts = options.replicaFacts ? spec.facts?.(parsed.data, options) : undefined;
     const families = renderSampleSet(samples, options.labelPrefix);
+    const summary = summarizeSamples(samples, endpoint);
     const { duplicates } = samples;
     return {
       ok: true,
       families,
       series: samples.size,
       ...(facts ? { facts } : {}),
+      ...(summary ? { summary } : {}),
       ...(duplicates ? { duplicates } : {}),
     };
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import { type EndpointSummary, summarizeSamples } from "../convert/endpoint-summary.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, sourceLabelPrefix } from "../exposition/text-format.js";
@@ -25,6 +26,8 @@ export type PollOutcome =
       notice?: string;
       /** What replicas are compared by, for a source in a group. */
       facts?: ReplicaFacts;
+      /** A few figures of the answer for the status page. */
+      summary?: EndpointSummary;
       /** The answer went to the reference path, which the endpoint's streaming reader left it to. */
       fallback?: boolean;
       /** Entries of the answer left out for repeating a series. */
@@ -101,7 +104,7 @@ export async function pollEndpoint(
       [result, received] = await whole(true);
     }
     if (!result.ok) throw new PollError(result.reason, result.message, { upstreamText: result.upstreamText });
-    const { families, series, facts, duplicates } = result;
+    const { families, series, facts, summary, duplicates } = result;
     // Whichever path decoded it, nothing past series_limit is published (the decoders stop sooner where they can).
     const over = overSeriesLimit(series, source.seriesLimit);
     if (over) throw new PollError(over.reason, over.message);
@@ -112,6 +115,7 @@ export async function pollEndpoint(
       series,
       received: { statusCode, bytes, encoding },
       ...(facts ? { facts } : {}),
+      ...(summary ? { summary } : {}),
       ...(duplicates ? { duplicates } : {}),
       fallback,
       ...finish(),
@@ -121,7 +125,15 @@ export async function pollEndpoint(
     const recognised = spec.recognise?.(pollError);
     if (recognised) {
       const { samples, notice } = recognised;
-      return { ok: true, families: renderSampleSet(samples, labelPrefix), series: samples.size, notice, ...finish() };
+      const summary = summarizeSamples(samples, endpoint);
+      return {
+        ok: true,
+        families: renderSampleSet(samples, labelPrefix),
+        series: samples.size,
+        notice,
+        ...(summary ? { summary } : {}),
+        ...finish(),
+      };
     }
     return { ok: false, error: pollError, fallback, ...finish() };
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { summarizeSamples } from "../convert/endpoint-summary.js";
 import { PoolCounts, seriesAtLeast } from "../convert/pool-counts.js";
 import { prometheusFacts } from "../convert/replica-facts.js";
 import { SeriesColumns } from "../convert/series-columns.js";
@@ -163,9 +164,12 @@ export class TargetsDecoder implements ChunkDecoder {
       MEMBER_PLAIN_BYTES,
     );
     if (table && !table.sparse) this.memory?.keep(this.tableKey, table, table.bytes);
-    if (this.kept === undefined) return { families, series };
+    // The pool counts are the reference path's samples of those families: the same summary.
+    const counted = summarizeSamples(summary.pools, "targets");
+    const result = { families, series, ...(counted ? { summary: counted } : {}) };
+    if (this.kept === undefined) return result;
     const payload = { ...scanned, data: { ...scanned.data, activeTargets: this.kept } };
-    return { families, series, facts: prometheusFacts(payload, this.options.targetLabels) };
+    return { ...result, facts: prometheusFacts(payload, this.options.targetLabels) };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import type { EndpointSummary } from "../convert/endpoint-summary.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import { type Families, sameLines } from "../exposition/pack.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
@@ -33,6 +34,11 @@ export interface EndpointState {
   families: Families | undefined;
   /** What replicas are compared by, from the last poll if it succeeded (grouped sources only). */
   facts: ReplicaFacts | undefined;
+  /**
+   * The status page's figures of the last poll if it succeeded (targets by health, head series, cluster
+   * status and peers): a failed poll clears them, as it does the series.
+   */
+  summary: EndpointSummary | undefined;
 }
 
 export interface SourceState {
@@ -74,6 +80,7 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
       duplicates,
       families: keepUnchanged(previous?.families, outcome.families),
       facts: outcome.facts,
+      summary: outcome.summary,
     };
   }
   const { reason, message, upstreamText, request, hint } = outcome.error;
@@ -97,5 +104,6 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     duplicates,
     families: undefined,
     facts: undefined,
+    summary: undefined,
   };
 }
