@@ -59,7 +59,14 @@ describe("alert rules", () => {
 
 describe("Grafana dashboard", () => {
   const dashboard = JSON.parse(readFileSync(dashboardFile, "utf8")) as {
-    panels: { title: string; type: string; targets?: { expr: string }[] }[];
+    panels: {
+      id: number;
+      title: string;
+      type: string;
+      gridPos: { x: number; y: number; w: number; h: number };
+      datasource?: { uid: string };
+      targets?: { expr: string; datasource?: { uid: string } }[];
+    }[];
     templating: { list: { query: unknown }[] };
   };
   const exprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
@@ -71,7 +78,14 @@ describe("Grafana dashboard", () => {
 
   it("covers the fleet, targets by health, cardinality top-N and the Alertmanager cluster", () => {
     const titles = dashboard.panels.filter((p) => p.type === "row").map((p) => p.title);
-    expect(titles).toEqual(["Fleet overview", "Targets", "Cardinality", "Alertmanager cluster", "Replica groups"]);
+    expect(titles).toEqual([
+      "Fleet overview",
+      "Targets",
+      "Cardinality",
+      "Alertmanager cluster",
+      "Replica groups",
+      "Prometheus replicas",
+    ]);
     const used = new Set(exprs.flatMap(metricsIn));
     for (const name of [
       "promstatus_up",
@@ -81,10 +95,36 @@ describe("Grafana dashboard", () => {
       "promstatus_tsdb_metric_series",
       "promstatus_alertmanager_cluster_peers",
       "promstatus_alertmanager_config_info",
+      "promstatus_prometheus_config_info",
+      "promstatus_prometheus_rules_info",
+      "promstatus_prometheus_flags_info",
+      "promstatus_prometheus_build_info",
+      "promstatus_prometheus_clock_skew_seconds",
+      "promstatus_prometheus_clock_skew_uncertainty_seconds",
+      "promstatus_prometheus_wal_replay_progress",
+      "promstatus_prometheus_ready",
       ...GROUP_FAMILIES.map((f) => f.name),
     ]) {
       expect(used, name).toContain(name);
     }
     expect(exprs.some((e) => e.startsWith("topk($topn, promstatus_tsdb_metric_series"))).toBe(true);
+  });
+
+  it("lays its panels out on the 24-column grid without overlaps, each with its own id and the datasource variable", () => {
+    const variable = `\${datasource}`;
+    const taken = new Map<string, string>();
+    for (const { title, gridPos, type, datasource, targets } of dashboard.panels) {
+      expect(gridPos.x + gridPos.w, title).toBeLessThanOrEqual(24);
+      for (let x = gridPos.x; x < gridPos.x + gridPos.w; x++) {
+        for (let y = gridPos.y; y < gridPos.y + gridPos.h; y++) {
+          expect(taken.get(`${x},${y}`), `${title} overlaps`).toBeUndefined();
+          taken.set(`${x},${y}`, title);
+        }
+      }
+      if (type === "row") continue;
+      expect(datasource?.uid, title).toBe(variable);
+      for (const t of targets ?? []) expect(t.datasource?.uid, title).toBe(variable);
+    }
+    expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
   });
 });
