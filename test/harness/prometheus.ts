@@ -9,6 +9,8 @@ export interface ScrapeJob {
   job_name: string;
   targets: string[];
   scrape_interval?: string;
+  /** At most the interval (a shorter scrape_interval than the global 1s needs one). */
+  scrape_timeout?: string;
   honor_labels?: boolean;
   metrics_path?: string;
   scheme?: "http" | "https";
@@ -30,6 +32,16 @@ export interface PrometheusOptions {
   selfScrape?: boolean;
   /** Rule files to load (evaluated every second). */
   ruleFiles?: string[];
+  /** global.external_labels, e.g. {replica: "a"} for one half of an HA pair. */
+  externalLabels?: Record<string, string>;
+  /** More command-line flags, after the harness's own. */
+  flags?: string[];
+  /**
+   * Runs with the working directory `dir` and names the config file and TSDB path relative to it, as
+   * the pods of one StatefulSet do: two replicas then differ in no flag but the listen address, and a
+   * relative rule file name reads the same in both configs (Prometheus joins it with the config's dir).
+   */
+  relativePaths?: boolean;
 }
 
 export interface RealPrometheus {
@@ -39,6 +51,14 @@ export interface RealPrometheus {
   /** Rewrites the config with these jobs (plus the self-scrape) and reloads it. */
   setJobs(jobs: ScrapeJob[]): Promise<void>;
   stop(): Promise<void>;
+  /** The TSDB directory (its WAL is `wal/` in it). */
+  dataDir: string;
+  /**
+   * Stops the server and starts it again on the same address, directory and config, with `flags`
+   * (default: the flags it was started with) instead of `options.flags`. Resolves once it answers
+   * /-/ready, or at once with `waitReady: false` (to watch it start: a WAL replay, say).
+   */
+  restart(next?: { flags?: string[]; waitReady?: boolean }): Promise<void>;
 }
 
 function configFor(address: string, jobs: ScrapeJob[], options: PrometheusOptions): string {
@@ -46,7 +66,12 @@ function configFor(address: string, jobs: ScrapeJob[], options: PrometheusOption
   const scrape = ({ targets, ...job }: ScrapeJob) => ({ ...job, static_configs: [{ targets }] });
   const self = options.selfScrape === false ? [] : [scrape({ job_name: "prometheus", targets: [address] })];
   return stringify({
-    global: { scrape_interval: "1s", scrape_timeout: "900ms", evaluation_interval: "1s" },
+    global: {
+      scrape_interval: "1s",
+      scrape_timeout: "900ms",
+      evaluation_interval: "1s",
+      ...(options.externalLabels ? { external_labels: options.externalLabels } : {}),
+    },
     ...(options.ruleFiles ? { rule_files: options.ruleFiles } : {}),
     scrape_configs: [...self, ...jobs.map(scrape)],
   });
@@ -64,24 +89,34 @@ export async function startPrometheus(
   const url = `${options.webConfigFile ? "https" : "http"}://${address}`;
   const configFile = join(dir, "prometheus.yml");
   writeFileSync(configFile, configFor(address, jobs, options));
-  const process = startProcess(
-    prometheus,
-    [
-      `--config.file=${configFile}`,
-      ...(options.agent
-        ? ["--enable-feature=agent", `--storage.agent.path=${join(dir, "prometheus-agent-data")}`]
-        : [`--storage.tsdb.path=${join(dir, "prometheus-data")}`]),
-      `--web.listen-address=${address}`,
-      "--web.enable-lifecycle",
-      ...(options.webConfigFile ? [`--web.config.file=${options.webConfigFile}`] : []),
-    ],
-    join(dir, "prometheus.log"),
-  );
+  const inDir = (name: string) => (options.relativePaths ? name : join(dir, name));
+  const dataDir = join(dir, options.agent ? "prometheus-agent-data" : "prometheus-data");
+  const launch = (flags: string[]) =>
+    startProcess(
+      prometheus,
+      [
+        `--config.file=${inDir("prometheus.yml")}`,
+        ...(options.agent
+          ? ["--enable-feature=agent", `--storage.agent.path=${inDir("prometheus-agent-data")}`]
+          : [`--storage.tsdb.path=${inDir("prometheus-data")}`]),
+        `--web.listen-address=${address}`,
+        "--web.enable-lifecycle",
+        ...(options.webConfigFile ? [`--web.config.file=${options.webConfigFile}`] : []),
+        ...flags,
+      ],
+      join(dir, "prometheus.log"),
+      undefined,
+      options.relativePaths ? dir : undefined,
+    );
+  let process = launch(options.flags ?? []);
   await waitForHttp(`${url}/-/ready`, process, 30_000, options.readyCheck);
   return {
     url,
     address,
-    process,
+    get process() {
+      return process;
+    },
+    dataDir,
     async setJobs(next) {
       writeFileSync(configFile, configFor(address, next, options));
       const res = await fetch(`${url}/-/reload`, { method: "POST" });
@@ -89,6 +124,11 @@ export async function startPrometheus(
     },
     async stop() {
       await process.stop(5000);
+    },
+    async restart(next = {}) {
+      await process.stop(5000);
+      process = launch(next.flags ?? options.flags ?? []);
+      if (next.waitReady !== false) await waitForHttp(`${url}/-/ready`, process, 30_000, options.readyCheck);
     },
   };
 }
