@@ -103,4 +103,15 @@ get vmagent-buildinfo "http://127.0.0.1:$AGENT_PORT/api/v1/status/buildinfo"
 get vm-alertmanager-status "http://127.0.0.1:$VM_PORT/api/v2/status"
 get vm-targets-state-active "http://127.0.0.1:$VM_PORT/api/v1/targets?state=active"
 echo "$version" >"$out/VERSION"
+
+# For comparison, Debian's Prometheus: the buildinfo and headers the flavour detection tells apart.
+PROM=${PROMETHEUS_BIN:-prometheus}
+prom_version=$("$PROM" --version 2>&1 | sed -nE 's/^prometheus, version ([0-9]+\.[0-9]+).*/\1/p')
+printf 'global: {scrape_interval: 1h}\n' >"$work/prom.yml"
+"$PROM" --config.file="$work/prom.yml" --storage.tsdb.path="$work/prom-data" \
+  --web.listen-address=127.0.0.1:18490 >"$work/prom.log" 2>&1 & pids+=($!)
+for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:18490/-/ready && break; sleep 0.1; done
+out="$root/test/fixtures/backends/prometheus-$prom_version"
+mkdir -p "$out"
+get buildinfo http://127.0.0.1:18490/api/v1/status/buildinfo
 echo "capture-backend-fixtures: wrote $out" >&2
