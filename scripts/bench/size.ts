@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs, promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { pino } from "pino";
-import type { SourceConfig } from "../../src/config/types.js";
+import { type SourceConfig, statusEndpointsOff } from "../../src/config/types.js";
 import { startUpstream } from "./processes.js";
 
 // The exporter under test is the build (dist/), as it runs in production: types come from src/.
@@ -59,6 +59,8 @@ function source(url: string, overrides: Partial<SourceConfig> = {}): SourceConfi
     seriesLimit: 0,
     tsdb: { enabled: true, limit: Number(values.limit) },
     targets: { enabled: true, perTarget: true, labels: [] },
+    // Prometheus's other status endpoints off: the benchmark measures tsdb and targets.
+    ...statusEndpointsOff(),
     http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true, compression: "gzip" },
     ...overrides,
   };

@@ -18,6 +18,43 @@ export const DEFAULTS = {
   moduleSeriesLimit: 100_000,
   tsdb: { enabled: true },
   targets: { enabled: true, per_target: true },
+  // Prometheus's other status endpoints, per kind of poller. Each answer is a few KB. Every source:
+  // what tells whether the server is up to date, ready and on time (buildinfo: version; runtimeinfo:
+  // reload, start, clock, readiness; walreplay: replay progress, the one endpoint that answers before
+  // the server is ready). A source in a group also: what its replicas are compared by (config, rules,
+  // flags, features); one not in a group would only gain hashes with nothing to compare them to.
+  // Probe modules: none, so a probe stays the two requests it was; a module enables what it wants.
+  statusEndpoints: {
+    source: {
+      buildinfo: true,
+      runtimeinfo: true,
+      walreplay: true,
+      config: false,
+      rules: false,
+      flags: false,
+      features: false,
+    },
+    groupedSource: {
+      buildinfo: true,
+      runtimeinfo: true,
+      walreplay: true,
+      config: true,
+      rules: true,
+      flags: true,
+      features: true,
+    },
+    module: {
+      buildinfo: false,
+      runtimeinfo: false,
+      walreplay: false,
+      config: false,
+      rules: false,
+      flags: false,
+      features: false,
+    },
+  },
+  // The external labels that set the replicas of an HA pair apart, as Thanos and prometheus-operator name them.
+  replicaLabels: ["replica", "prometheus_replica"],
 } as const;
 
 export const DEFAULT_CONFIG_FILE = "config/exporter.yml";

@@ -4,7 +4,15 @@ import { parseDuration } from "./duration.js";
 import { servedLabelName } from "./labels.js";
 import type { RawConfig, RawModule, RawSource } from "./schema.js";
 import { parseSize } from "./size.js";
-import type { ExporterConfig, HttpClientConfig, ModuleConfig, PollSchedule, SourceConfig } from "./types.js";
+import {
+  type ExporterConfig,
+  type HttpClientConfig,
+  type ModuleConfig,
+  type PollSchedule,
+  PROMETHEUS_STATUS_ENDPOINTS,
+  type PrometheusStatusEndpoint,
+  type SourceConfig,
+} from "./types.js";
 
 /**
  * Applies global settings and defaults to each source of a validated config. Relative file paths
@@ -14,14 +22,18 @@ export function resolveConfig(raw: RawConfig, baseDir: string): Omit<ExporterCon
   const globalSchedule = pollSchedule(raw.global ?? {}) ?? DEFAULTS.schedule;
   const globalTimeout = raw.global?.timeout ?? DEFAULTS.timeout;
   const globalMaxSize = raw.global?.max_response_size ?? DEFAULTS.maxResponseSize;
-  const globals: Globals = { timeout: globalTimeout, maxSize: globalMaxSize };
+  const globals: Globals = {
+    timeout: globalTimeout,
+    maxSize: globalMaxSize,
+    replicaLabels: raw.global?.replica_labels ?? [...DEFAULTS.replicaLabels],
+  };
   const sources = (raw.sources ?? []).map((s): SourceConfig => {
     return {
       name: s.name,
       url: s.url.replace(/\/+$/, ""),
       labels: s.labels ?? {},
       schedule: pollSchedule(s) ?? globalSchedule,
-      ...pollSettings(s, globals, baseDir),
+      ...pollSettings(s, globals, baseDir, s.group === undefined ? "source" : "groupedSource"),
       seriesLimit: s.series_limit ?? raw.global?.series_limit ?? DEFAULTS.seriesLimit,
     };
   });
@@ -29,7 +41,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): Omit<ExporterCon
   for (const [name, m] of Object.entries(raw.modules ?? {})) {
     modules.set(name, {
       name,
-      ...pollSettings(m, globals, baseDir),
+      ...pollSettings(m, globals, baseDir, "module"),
       // Not global.series_limit, which is for sources: a module keeps its guard unless it sets its own.
       seriesLimit: m.series_limit ?? DEFAULTS.moduleSeriesLimit,
       allowedTargets: (m.allowed_targets ?? []).map((p) => new RegExp(`^(?:${p})$`)),
@@ -42,7 +54,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): Omit<ExporterCon
     if (!modules.has(m.kind))
       modules.set(m.kind, {
         name: m.kind,
-        ...pollSettings(m, globals, baseDir),
+        ...pollSettings(m, globals, baseDir, "module"),
         seriesLimit: DEFAULTS.moduleSeriesLimit,
         allowedTargets: [],
         minIntervalMs: 0,
@@ -66,10 +78,28 @@ type RawHttpFields = Pick<
 interface Globals {
   timeout: string;
   maxSize: string;
+  /** For sources; a module has its own or the default (global settings are for sources). */
+  replicaLabels: string[];
+}
+
+type Poller = keyof typeof DEFAULTS.statusEndpoints;
+
+/** Whether each of Prometheus's status endpoints is polled: as set, else the poller's default. */
+function statusEndpoints(raw: RawSource | RawModule, poller: Poller) {
+  const prometheus = raw.kind === "prometheus" ? raw : undefined;
+  const enabled = (endpoint: PrometheusStatusEndpoint) => ({
+    enabled:
+      prometheus?.[endpoint]?.enabled ?? (raw.kind === "prometheus" && DEFAULTS.statusEndpoints[poller][endpoint]),
+  });
+  const settings = Object.fromEntries(PROMETHEUS_STATUS_ENDPOINTS.map((e) => [e, enabled(e)])) as Record<
+    PrometheusStatusEndpoint,
+    { enabled: boolean }
+  >;
+  return { ...settings, flags: { ...settings.flags, ignore: [...(prometheus?.flags?.ignore ?? [])] } };
 }
 
 /** What sources and probe modules share: kind, group, limits, endpoints and how to connect. */
-function pollSettings(raw: RawSource | RawModule, globals: Globals, baseDir: string) {
+function pollSettings(raw: RawSource | RawModule, globals: Globals, baseDir: string, poller: Poller) {
   const prometheus = raw.kind === "prometheus" ? raw : undefined;
   return {
     kind: raw.kind,
@@ -82,6 +112,10 @@ function pollSettings(raw: RawSource | RawModule, globals: Globals, baseDir: str
       perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
       labels: (prometheus?.targets?.labels ?? []).map((from) => ({ from, to: servedLabelName(from) })),
     },
+    ...statusEndpoints(raw, poller),
+    replicaLabels: [
+      ...(prometheus?.replica_labels ?? (poller === "module" ? DEFAULTS.replicaLabels : globals.replicaLabels)),
+    ],
     http: resolveHttp(raw, baseDir),
   };
 }

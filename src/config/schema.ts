@@ -124,6 +124,34 @@ const targetsSettings = z
   })
   .optional();
 
+const switchOnly = z.strictObject({ enabled: z.boolean().optional() }).optional();
+
+const flagsSettings = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    // Flag names as Prometheus lists them (without the leading --): left out of the flag hash.
+    ignore: z
+      .array(z.string().min(1, { error: "must not be empty" }), { error: typeError("must be a list of flag names") })
+      .optional(),
+  })
+  .optional();
+
+// Prometheus's status endpoints besides tsdb and targets, each switched on or off (defaults.ts).
+const statusEndpointSettings = {
+  config: switchOnly,
+  rules: switchOnly,
+  flags: flagsSettings,
+  runtimeinfo: switchOnly,
+  buildinfo: switchOnly,
+  walreplay: switchOnly,
+  features: switchOnly,
+};
+
+// External label names that tell the replicas of an HA pair apart: left out of the config hash.
+const replicaLabels = z
+  .array(z.string().min(1, { error: "must not be empty" }), { error: typeError("must be a list of label names") })
+  .optional();
+
 const staticLabels = z.record(labelName, z.string({ error: "label values must be strings" }));
 
 const groupName = z.string({ error: typeError("must be a string") }).min(1, { error: "must not be empty" });
@@ -152,6 +180,8 @@ const prometheusSource = z
     kind: z.literal("prometheus"),
     tsdb: tsdbSettings,
     targets: targetsSettings,
+    ...statusEndpointSettings,
+    replica_labels: replicaLabels,
   })
   .refine(oneAuthMethod, oneAuthMessage)
   .refine(oneSchedule, oneScheduleMessage)
@@ -174,12 +204,18 @@ const prometheusSource = z
 const prometheusOnly = (key: string, what: string) =>
   z.undefined({ error: `${key} applies to prometheus ${what} only; this one is kind: alertmanager` }).optional();
 
+const prometheusOnlyKeys = (what: string) =>
+  Object.fromEntries(
+    [...Object.keys(statusEndpointSettings), "replica_labels"].map((key) => [key, prometheusOnly(key, what)]),
+  );
+
 const alertmanagerSource = z
   .strictObject({
     ...common,
     kind: z.literal("alertmanager"),
     tsdb: prometheusOnly("tsdb", "sources"),
     targets: prometheusOnly("targets", "sources"),
+    ...prometheusOnlyKeys("sources"),
   })
   .refine(oneAuthMethod, oneAuthMessage)
   .refine(oneSchedule, oneScheduleMessage);
@@ -238,12 +274,20 @@ const probeModule = z
   .discriminatedUnion(
     "kind",
     [
-      z.strictObject({ ...moduleCommon, kind: z.literal("prometheus"), tsdb: tsdbSettings, targets: targetsSettings }),
+      z.strictObject({
+        ...moduleCommon,
+        kind: z.literal("prometheus"),
+        tsdb: tsdbSettings,
+        targets: targetsSettings,
+        ...statusEndpointSettings,
+        replica_labels: replicaLabels,
+      }),
       z.strictObject({
         ...moduleCommon,
         kind: z.literal("alertmanager"),
         tsdb: prometheusOnly("tsdb", "modules"),
         targets: prometheusOnly("targets", "modules"),
+        ...prometheusOnlyKeys("modules"),
       }),
     ],
     {
@@ -267,6 +311,7 @@ export const configSchema = z
         timeout: duration.optional(),
         max_response_size: size.optional(),
         series_limit: seriesLimit.optional(),
+        replica_labels: replicaLabels,
       })
       .refine(oneSchedule, oneScheduleMessage)
       .optional(),

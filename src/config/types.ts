@@ -40,6 +40,17 @@ export interface SourceConfig {
   tsdb: { enabled: boolean; limit: number | undefined };
   /** `labels`: target labels added to the per-target series (`to` is the name served). */
   targets: { enabled: boolean; perTarget: boolean; labels: { from: string; to: string }[] };
+  /** Prometheus's status endpoints of issue 22, each polled when enabled. */
+  config: { enabled: boolean };
+  rules: { enabled: boolean };
+  /** `ignore`: flag names left out of the flag hash, on top of the built-in per-replica ones. */
+  flags: { enabled: boolean; ignore: string[] };
+  runtimeinfo: { enabled: boolean };
+  buildinfo: { enabled: boolean };
+  walreplay: { enabled: boolean };
+  features: { enabled: boolean };
+  /** `global.external_labels` left out of the config hash: what tells the replicas of a pair apart. */
+  replicaLabels: string[];
   http: HttpClientConfig;
 }
 
@@ -53,6 +64,14 @@ export interface ModuleConfig {
   seriesLimit: number;
   tsdb: SourceConfig["tsdb"];
   targets: SourceConfig["targets"];
+  config: SourceConfig["config"];
+  rules: SourceConfig["rules"];
+  flags: SourceConfig["flags"];
+  runtimeinfo: SourceConfig["runtimeinfo"];
+  buildinfo: SourceConfig["buildinfo"];
+  walreplay: SourceConfig["walreplay"];
+  features: SourceConfig["features"];
+  replicaLabels: string[];
   http: HttpClientConfig;
   /** Anchored patterns a target URL must match; empty means any target (a module without secrets). */
   allowedTargets: RegExp[];
@@ -68,13 +87,42 @@ export interface ExporterConfig {
   warnings: ConfigWarning[];
 }
 
+/** Prometheus's status endpoints switched by a key of their own name (`config: {enabled: true}`). */
+export const PROMETHEUS_STATUS_ENDPOINTS = [
+  "config",
+  "rules",
+  "flags",
+  "runtimeinfo",
+  "buildinfo",
+  "walreplay",
+  "features",
+] as const;
+
+export type PrometheusStatusEndpoint = (typeof PROMETHEUS_STATUS_ENDPOINTS)[number];
+
 /** The endpoints a source polls; also the `endpoint` label value. */
-export type Endpoint = "tsdb" | "targets" | "status";
+export type Endpoint = "tsdb" | "targets" | "status" | PrometheusStatusEndpoint;
 
 export function endpointsOf(source: SourceConfig): Endpoint[] {
   if (source.kind === "alertmanager") return ["status"];
   const endpoints: Endpoint[] = [];
   if (source.tsdb.enabled) endpoints.push("tsdb");
   if (source.targets.enabled) endpoints.push("targets");
+  for (const endpoint of PROMETHEUS_STATUS_ENDPOINTS) if (source[endpoint].enabled) endpoints.push(endpoint);
   return endpoints;
+}
+
+/** Prometheus's status endpoints all off and the default replica labels: a source of tsdb and targets only. */
+export function statusEndpointsOff(): Pick<SourceConfig, PrometheusStatusEndpoint | "replicaLabels"> {
+  const off = () => ({ enabled: false });
+  return {
+    config: off(),
+    rules: off(),
+    flags: { enabled: false, ignore: [] },
+    runtimeinfo: off(),
+    buildinfo: off(),
+    walreplay: off(),
+    features: off(),
+    replicaLabels: ["replica", "prometheus_replica"],
+  };
 }

@@ -38,6 +38,11 @@ export const POLL = {
     ["endpoint"],
     "counter",
   ),
+  supported: family(
+    "promstatus_endpoint_supported",
+    "1 if the server has the endpoint, 0 if it answered that it lacks it (404, or 422 in agent mode): an older version or agent mode; the poll then counts as succeeded.",
+    ["endpoint"],
+  ),
 } as const;
 
 export const TSDB = {
@@ -141,6 +146,68 @@ export const ALERTMANAGER = {
   ),
 } as const;
 
+/** From the status endpoints of a Prometheus (config, rules, flags, runtimeinfo, buildinfo, walreplay, features). */
+export const PROMETHEUS = {
+  configInfo: family(
+    "promstatus_prometheus_config_info",
+    "1, labelled with the SHA-256 of the running configuration (canonicalised YAML, replica external labels left out).",
+    ["sha256"],
+  ),
+  reloadSuccess: family(
+    "promstatus_prometheus_config_last_reload_successful",
+    "1 if the last configuration reload succeeded, else 0 (runtimeinfo reloadConfigSuccess).",
+  ),
+  reloadTime: family(
+    "promstatus_prometheus_config_last_reload_success_timestamp_seconds",
+    "Unix time of the last successful configuration reload (runtimeinfo lastConfigTime).",
+  ),
+  startTime: family("promstatus_prometheus_start_time_seconds", "Unix time when the Prometheus started."),
+  clockSkew: family(
+    "promstatus_prometheus_clock_skew_seconds",
+    "The server's clock minus the exporter's at the midpoint of the request (positive: the server is ahead); absent before Prometheus 3.2.",
+  ),
+  clockSkewUncertainty: family(
+    "promstatus_prometheus_clock_skew_uncertainty_seconds",
+    "Half the duration of the request the clock skew was measured with: the skew is exact to within this.",
+  ),
+  rules: family("promstatus_prometheus_rules", "Rules by type (alerting, recording) and health (ok, err, unknown).", [
+    "type",
+    "health",
+  ]),
+  ruleGroups: family("promstatus_prometheus_rule_groups", "Rule groups loaded."),
+  rulesInfo: family(
+    "promstatus_prometheus_rules_info",
+    "1, labelled with the SHA-256 of the rule set as loaded (groups, files, intervals, rules; not their evaluation).",
+    ["sha256"],
+  ),
+  flagsInfo: family(
+    "promstatus_prometheus_flags_info",
+    "1, labelled with the SHA-256 of the command-line flags, those that differ per replica left out.",
+    ["sha256"],
+  ),
+  buildInfo: family("promstatus_prometheus_build_info", "Build information reported by the Prometheus.", [
+    "version",
+    "revision",
+    "branch",
+    "go_version",
+    "build_user",
+    "build_date",
+  ]),
+  walReplayProgress: family(
+    "promstatus_prometheus_wal_replay_progress",
+    "Progress of the WAL replay from 0 to 1 (segments replayed of those to replay); 1 once replayed or with nothing to replay.",
+  ),
+  ready: family(
+    "promstatus_prometheus_ready",
+    "1 if the Prometheus is ready (its API answers), 0 while its readiness gate answers 503 (starting up or shutting down).",
+  ),
+  featuresInfo: family(
+    "promstatus_prometheus_features_info",
+    "1, labelled with the SHA-256 of the features the server reports (Prometheus 3.9+).",
+    ["sha256"],
+  ),
+} as const;
+
 /** One set per replica group: labels listed here come on top of `group` (and nothing else). */
 export const GROUP = {
   sources: family("promstatus_group_sources", "Sources configured in the replica group."),
@@ -204,4 +271,5 @@ export const SOURCE_FAMILIES: readonly FamilyDef[] = [
   ...Object.values(TSDB),
   ...Object.values(TARGETS),
   ...Object.values(ALERTMANAGER),
+  ...Object.values(PROMETHEUS),
 ];

@@ -22,6 +22,20 @@ export interface ConvertOptions {
   maxTargets?: number;
   /** The most series the answer may give (series_limit); 0 or absent for no limit. */
   seriesLimit?: number;
+  /** External label names left out of the config hash (replica_labels); absent: none. */
+  replicaLabels?: readonly string[];
+  /** Flag names left out of the flag hash besides the built-in per-replica ones (flags.ignore). */
+  flagsIgnore?: readonly string[];
+  /**
+   * When the request that got this answer went out and when its answer had arrived, Unix ms by the
+   * exporter's clock: a server time in the answer is compared with their midpoint (clock skew).
+   */
+  request?: RequestTiming;
+}
+
+export interface RequestTiming {
+  startedMs: number;
+  finishedMs: number;
 }
 
 /** What a fast path gives: the rendered lines, their sample count, and replica facts if asked for. */

@@ -1,5 +1,6 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
-import type { SampleSet } from "../convert/samples.js";
+import { POLL, PROMETHEUS } from "../convert/families.js";
+import { SampleSet } from "../convert/samples.js";
 import { agentModeSamples } from "../convert/tsdb.js";
 import type { PollError } from "../upstream/poll-error.js";
 import type { ChunkDecoder, DecodeOptions, DecoderMemory } from "./decode-types.js";
@@ -28,23 +29,89 @@ export interface EndpointSpec {
   recognise?(error: PollError): Recognised | undefined;
 }
 
-// web/api/v1/api.go (2.32 through 3.x): in agent mode the tsdb status is wrapped by wrapAgent, which
-// answers errorExec "unavailable with Prometheus Agent", and errorExec maps to HTTP 422.
+// web/api/v1/api.go (2.32 through 3.x): in agent mode the tsdb status and the rules are wrapped by
+// wrapAgent, which answers errorExec "unavailable with Prometheus Agent", and errorExec maps to HTTP 422.
 const AGENT_REFUSAL = /unavailable with Prometheus Agent/;
+const agentRefusal = (error: PollError) => error.status === 422 && AGENT_REFUSAL.test(error.upstreamText ?? "");
+
+// web/web.go, testReady (v2.42.0 through v3.14.0): until the server is ready (TSDB opened, WAL
+// replayed, config loaded) and again while it stops, every /api/v1 endpoint but walreplay answers 503
+// with exactly this text (api.go: Register wraps them in api.ready, which is testReady).
+const NOT_READY_TEXT = "Service Unavailable";
+const readinessGate = (error: PollError) => error.status === 503 && error.upstreamText === NOT_READY_TEXT;
+
+const NOT_READY_NOTICE =
+  "this Prometheus is not ready (starting up, replaying its WAL, or stopping): its API answers 503 until it is. " +
+  "Its polls count as succeeded meanwhile; promstatus_prometheus_ready is 0 and " +
+  "promstatus_prometheus_wal_replay_progress shows the replay.";
+
+/** `promstatus_endpoint_supported{endpoint}`: 1 beside every answer, 0 for an endpoint the server lacks. */
+export function supportedSample(endpoint: Endpoint, supported: boolean, samples = new SampleSet()): SampleSet {
+  return samples.add(POLL.supported.name, { endpoint }, supported ? 1 : 0);
+}
+
+/** Which Prometheus first has the endpoint, for the notice when a server lacks it. */
+const SINCE: Partial<Record<Endpoint, string>> = {
+  config: "2.0",
+  rules: "2.4",
+  flags: "2.2",
+  runtimeinfo: "2.14",
+  buildinfo: "2.14",
+  walreplay: "2.28",
+  features: "3.9",
+};
+
+/**
+ * A status endpoint that an older server lacks (HTTP 404: Go's router answers "404 page not found") or
+ * that agent mode refuses (422), said once and published as unsupported; and the readiness gate's 503,
+ * an answer too: the server is there and not ready yet. `gated`: the endpoint is behind that gate.
+ */
+function statusEndpointRecogniser(endpoint: Endpoint, path: string, gated = true) {
+  return (error: PollError): Recognised | undefined => {
+    if (gated && readinessGate(error)) {
+      const samples = new SampleSet();
+      // One endpoint says it (not each of them: one series); runtimeinfo answers once ready.
+      if (endpoint === "runtimeinfo") samples.add(PROMETHEUS.ready.name, {}, 0);
+      return { samples, notice: NOT_READY_NOTICE };
+    }
+    const setting = `Set \`${endpoint}: {enabled: false}\` for this source to stop asking.`;
+    if (agentRefusal(error))
+      return {
+        samples: supportedSample(endpoint, false),
+        notice: `this Prometheus runs in agent mode, which has no ${path} (HTTP 422). ${setting}`,
+      };
+    if (error.status === 404)
+      return {
+        samples: supportedSample(endpoint, false),
+        notice: `this Prometheus has no ${path} (HTTP 404; it came with Prometheus ${SINCE[endpoint]}). ${setting}`,
+      };
+    return undefined;
+  };
+}
+
+const statusEndpoint = (endpoint: Endpoint, path: string, gated = true): EndpointSpec => ({
+  path,
+  searchParams: () => undefined,
+  recognise: statusEndpointRecogniser(endpoint, path, gated),
+});
+
+/** The readiness gate's 503 on tsdb and targets: the server is starting, not failing. */
+const notReady = (error: PollError): Recognised | undefined =>
+  readinessGate(error) ? { samples: new SampleSet(), notice: NOT_READY_NOTICE } : undefined;
 
 export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
   tsdb: {
     path: "/api/v1/status/tsdb",
     searchParams: (s) => (s.tsdb.limit === undefined ? undefined : { limit: String(s.tsdb.limit) }),
     recognise: (error) =>
-      error.status === 422 && AGENT_REFUSAL.test(error.upstreamText ?? "")
+      agentRefusal(error)
         ? {
-            samples: agentModeSamples(),
+            samples: supportedSample("tsdb", false, agentModeSamples()),
             notice:
               "this Prometheus runs in agent mode and has no TSDB status; its targets are still polled. " +
               "Set `tsdb: {enabled: false}` for this source to stop asking.",
           }
-        : undefined,
+        : notReady(error),
   },
   targets: {
     path: "/api/v1/targets",
@@ -52,11 +119,20 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     // (web/api/v1/api.go, showDropped), so asking for active targets only would lose the counts.
     searchParams: () => undefined,
     stream: (options, memory) => new TargetsDecoder(options, memory),
+    recognise: notReady,
   },
   status: {
     path: "/api/v2/status",
     searchParams: () => undefined,
   },
+  config: statusEndpoint("config", "/api/v1/status/config"),
+  rules: statusEndpoint("rules", "/api/v1/rules"),
+  flags: statusEndpoint("flags", "/api/v1/status/flags"),
+  runtimeinfo: statusEndpoint("runtimeinfo", "/api/v1/status/runtimeinfo"),
+  buildinfo: statusEndpoint("buildinfo", "/api/v1/status/buildinfo"),
+  // Not behind the readiness gate (api.go registers serveWALReplayStatus bare): it answers during the replay.
+  walreplay: statusEndpoint("walreplay", "/api/v1/status/walreplay", false),
+  features: statusEndpoint("features", "/api/v1/features"),
 };
 
 /** The URL an endpoint's poll requests, query included (for accounts of a poll, not for fetching). */

@@ -1,15 +1,16 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import { type EndpointSummary, summarizeSamples } from "../convert/endpoint-summary.js";
+import { POLL } from "../convert/families.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { Families } from "../exposition/pack.js";
-import { renderSampleSet, sourceLabelPrefix } from "../exposition/text-format.js";
+import { renderSampleSet, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";
 import { classifyError } from "../upstream/classify-error.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
 import { type DecodePool, decodePool } from "./decode-pool.js";
-import type { DecodeOptions } from "./decode-types.js";
+import type { DecodeOptions, RequestTiming } from "./decode-types.js";
 import type { PackedResult } from "./decoder-messages.js";
-import { ENDPOINTS } from "./endpoints.js";
+import { ENDPOINTS, supportedSample } from "./endpoints.js";
 import { overSeriesLimit } from "./series-limit.js";
 
 export type PollOutcome =
@@ -66,6 +67,8 @@ export async function pollEndpoint(
     targetLabels: source.targets.labels,
     limit: source.tsdb.limit,
     seriesLimit: source.seriesLimit,
+    replicaLabels: source.replicaLabels,
+    flagsIgnore: source.flags.ignore,
     labelPrefix,
     maxBytes: source.maxResponseBytes,
   };
@@ -79,12 +82,16 @@ export async function pollEndpoint(
     const timeout = AbortSignal.timeout(Math.max(1, timeLeft()));
     const share = decoder.waitingBytes.share(signal ? AbortSignal.any([signal, timeout]) : timeout);
     try {
+      // By the exporter's wall clock, for a server time in the answer (clock skew): from the request
+      // (its retries included) to the whole answer read.
+      const startedMs = Date.now();
       const { body, ...received } = await fetchBody(url, {
         ...(capped ? fetchOptions(budget.bytes, budget.because) : fetchOptions()),
         beforeKeeping: share.take,
       });
+      const request: RequestTiming = { startedMs, finishedMs: Date.now() };
       const result = await decoder.decode(
-        { endpoint, body, encoding: received.encoding, options, reference },
+        { endpoint, body, encoding: received.encoding, options: { ...options, request }, reference },
         timeLeft(),
       );
       return [result, received];
@@ -111,7 +118,8 @@ export async function pollEndpoint(
     const { statusCode, bytes, encoding } = received;
     return {
       ok: true,
-      families,
+      // The server has the endpoint: said beside its series (the exporter's own, not counted in `series`).
+      families: [...families, [POLL.supported.name, supportedLines(endpoint, labelPrefix)]],
       series,
       received: { statusCode, bytes, encoding },
       ...(facts ? { facts } : {}),
@@ -137,6 +145,10 @@ export async function pollEndpoint(
     }
     return { ok: false, error: pollError, fallback, ...finish() };
   }
+}
+
+function supportedLines(endpoint: Endpoint, labelPrefix: string): Uint8Array {
+  return renderSamples(POLL.supported.name, labelPrefix, supportedSample(endpoint, true).get(POLL.supported.name));
 }
 
 /** The answer streamed to a decoder thread as it arrives; "gave-up" when its reader gave up on it. */

@@ -97,6 +97,14 @@ export function probeSource(module: ModuleConfig, target: string, timeoutMs: num
     seriesLimit: module.seriesLimit,
     tsdb: module.tsdb,
     targets: module.targets,
+    config: module.config,
+    rules: module.rules,
+    flags: module.flags,
+    runtimeinfo: module.runtimeinfo,
+    buildinfo: module.buildinfo,
+    walreplay: module.walreplay,
+    features: module.features,
+    replicaLabels: module.replicaLabels,
     http: module.allowedTargets.length > 0 ? { ...module.http, redirectTargets: module.allowedTargets } : module.http,
   };
 }

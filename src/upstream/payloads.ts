@@ -150,6 +150,91 @@ export const alertmanagerStatusResponse = z.object({
 });
 export type AlertmanagerStatusResponse = z.infer<typeof alertmanagerStatusResponse>;
 
+// Prometheus's other status endpoints (web/api/v1/api.go, 2.42 through 3.14): small answers, read whole.
+
+const success = <T extends z.ZodType>(data: T) => z.object({ status: z.literal("success"), data });
+const stringMap = z
+  .record(z.string(), z.string())
+  .nullish()
+  .transform((map) => map ?? {});
+
+/** GET /api/v1/status/config: the running configuration as Prometheus serialises it (secrets as <secret>). */
+export const prometheusConfigResponse = success(z.object({ yaml: z.string() }));
+export type PrometheusConfigResponse = z.infer<typeof prometheusConfigResponse>;
+
+// One rule as loaded: alerting rules have duration, keepFiringFor (2.42+), labels and annotations;
+// recording rules labels (omitted when empty before 3.0). Health: ok, err or unknown (rules/rule.go).
+const ruleReference = z.object({
+  type: z.string(),
+  name: z.string(),
+  query: z.string(),
+  health: z.string().catch("unknown"),
+  duration: z.number().optional(),
+  keepFiringFor: z.number().optional(),
+  labels: stringMap,
+  annotations: stringMap,
+});
+export type PrometheusRule = z.infer<typeof ruleReference>;
+
+/** GET /api/v1/rules: groups in the rule manager's order, each group's rules in file order. */
+export const prometheusRulesResponse = success(
+  z.object({
+    groups: z
+      .array(
+        z.object({
+          name: z.string(),
+          file: z.string(),
+          interval: z.number(),
+          // Since 2.31; 0 for no limit.
+          limit: z.number().optional(),
+          rules: z
+            .array(ruleReference)
+            .nullish()
+            .transform((list) => list ?? []),
+        }),
+      )
+      .nullish()
+      .transform((list) => list ?? []),
+  }),
+);
+export type PrometheusRulesResponse = z.infer<typeof prometheusRulesResponse>;
+
+/** GET /api/v1/status/flags: every flag by name (without --), its value as text. */
+export const prometheusFlagsResponse = success(z.record(z.string(), z.string()));
+export type PrometheusFlagsResponse = z.infer<typeof prometheusFlagsResponse>;
+
+/** GET /api/v1/status/runtimeinfo (2.14+); serverTime since 3.2 (web/web.go, runtimeInfo). */
+export const prometheusRuntimeInfoResponse = success(
+  z.object({
+    startTime: z.string().optional(),
+    serverTime: z.string().optional(),
+    reloadConfigSuccess: z.boolean().optional(),
+    lastConfigTime: z.string().optional(),
+  }),
+);
+export type PrometheusRuntimeInfoResponse = z.infer<typeof prometheusRuntimeInfoResponse>;
+
+/** GET /api/v1/status/buildinfo (2.14+). */
+export const prometheusBuildInfoResponse = success(
+  z.object({
+    version: optionalString,
+    revision: optionalString,
+    branch: optionalString,
+    goVersion: optionalString,
+    buildUser: optionalString,
+    buildDate: optionalString,
+  }),
+);
+export type PrometheusBuildInfoResponse = z.infer<typeof prometheusBuildInfoResponse>;
+
+/** GET /api/v1/status/walreplay (2.28+): WAL segment numbers (tsdb/head.go, WALReplayStatus). */
+export const prometheusWalReplayResponse = success(z.object({ min: z.number(), max: z.number(), current: z.number() }));
+export type PrometheusWalReplayResponse = z.infer<typeof prometheusWalReplayResponse>;
+
+/** GET /api/v1/features (3.9+): feature names by category, each true or false (util/features). */
+export const prometheusFeaturesResponse = success(z.record(z.string(), z.record(z.string(), z.boolean())));
+export type PrometheusFeaturesResponse = z.infer<typeof prometheusFeaturesResponse>;
+
 /**
  * One line naming the first few mismatches in the schema's own words: the path with a key the answer
  * chose shown as `*`, and what was expected (never the value found: it is the upstream's text).

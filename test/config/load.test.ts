@@ -2,6 +2,13 @@ import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseConfig } from "../../src/config/load.js";
+import {
+  endpointsOf,
+  type ModuleConfig,
+  PROMETHEUS_STATUS_ENDPOINTS,
+  type PrometheusStatusEndpoint,
+  type SourceConfig,
+} from "../../src/config/types.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
 const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
@@ -45,6 +52,15 @@ describe("valid configs", () => {
         seriesLimit: 0,
         tsdb: { enabled: true, limit: undefined },
         targets: { enabled: true, perTarget: true, labels: [] },
+        // Not in a group: the status endpoints that need no peer to compare with.
+        config: { enabled: false },
+        rules: { enabled: false },
+        flags: { enabled: false, ignore: [] },
+        runtimeinfo: { enabled: true },
+        buildinfo: { enabled: true },
+        walreplay: { enabled: true },
+        features: { enabled: false },
+        replicaLabels: ["replica", "prometheus_replica"],
         http: {
           headers: {},
           tls: {
@@ -167,6 +183,50 @@ describe("valid configs", () => {
       ["alertmanager", "http://localhost:9093"],
     ]);
     for (const s of sources) expect(s.schedule).toEqual({ interval: "30s", intervalMs: 30_000 });
+  });
+});
+
+describe("Prometheus's status endpoints", () => {
+  const enabled = (s: { [K in PrometheusStatusEndpoint]: { enabled: boolean } }) =>
+    PROMETHEUS_STATUS_ENDPOINTS.filter((e) => s[e].enabled);
+
+  it("polls what needs no peer for every source, and what replicas are compared by for a grouped one", async () => {
+    const { sources } = await loadConfig(path("valid-status-endpoints.yml"));
+    const [single, a, b, am] = sources as SourceConfig[];
+    expect(enabled(single as SourceConfig)).toEqual(["runtimeinfo", "buildinfo", "walreplay"]);
+    expect(endpointsOf(single as SourceConfig)).toEqual(["tsdb", "targets", "runtimeinfo", "buildinfo", "walreplay"]);
+    // Grouped: config, flags and features too; rules switched off.
+    expect(enabled(a as SourceConfig)).toEqual([
+      "config",
+      "flags",
+      "runtimeinfo",
+      "buildinfo",
+      "walreplay",
+      "features",
+    ]);
+    expect(enabled(b as SourceConfig)).toEqual(["config", "rules", "flags", "runtimeinfo", "buildinfo", "features"]);
+    expect(endpointsOf(am as SourceConfig)).toEqual(["status"]);
+    expect(enabled(am as SourceConfig)).toEqual([]);
+  });
+
+  it("takes replica_labels from the source, else global, else the default; flags.ignore per source", async () => {
+    const { sources, modules } = await loadConfig(path("valid-status-endpoints.yml"));
+    expect(sources.map((s) => s.replicaLabels)).toEqual([
+      ["replica", "pod"],
+      ["replica", "pod"],
+      ["prometheus_replica"],
+      ["replica", "pod"],
+    ]);
+    expect(sources.map((s) => s.flags.ignore)).toEqual([[], ["log.level"], [], []]);
+    // global is for sources: a module keeps the default.
+    expect(modules.get("light")?.replicaLabels).toEqual(["replica", "prometheus_replica"]);
+  });
+
+  it("polls none of them from a probe module unless it enables them, the built-in ones included", async () => {
+    const { modules } = await loadConfig(path("valid-status-endpoints.yml"));
+    expect(enabled(modules.get("light") as ModuleConfig)).toEqual([]);
+    expect(enabled(modules.get("heavy") as ModuleConfig)).toEqual(["config", "buildinfo"]);
+    expect(enabled(modules.get("prometheus") as ModuleConfig)).toEqual([]);
   });
 });
 

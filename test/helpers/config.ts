@@ -1,4 +1,4 @@
-import type { SourceConfig } from "../../src/config/types.js";
+import { type SourceConfig, statusEndpointsOff } from "../../src/config/types.js";
 
 /** A resolved source config for tests, defaults as the loader would fill them. */
 export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfig {
@@ -13,6 +13,8 @@ export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfi
     seriesLimit: 0,
     tsdb: { enabled: true, limit: undefined },
     targets: { enabled: true, perTarget: true, labels: [] },
+    // Prometheus's other status endpoints off (a test names those it polls); otherwise as the loader fills them.
+    ...statusEndpointsOff(),
     http: { headers: {}, tls: { insecureSkipVerify: false }, followRedirects: true, compression: "gzip" },
     ...overrides,
   };
