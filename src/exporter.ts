@@ -46,6 +46,8 @@ export class Exporter {
   private readonly prober: Prober;
   private readonly reloadMetrics;
   private reloading: Promise<string | undefined> = Promise.resolve(undefined);
+  /** The last reload, when it was refused: shown on the status page until a reload succeeds. */
+  private refusedReload: { atSeconds: number; problems: number } | undefined;
   readonly server: Server | HttpsServer;
 
   private constructor(
@@ -83,6 +85,7 @@ export class Exporter {
         sources: sourceStatuses(this.store.states()),
         groups: groupTables(this.store.groupViews().values()),
         probes: this.prober.history(),
+        refusedReload: this.refusedReload,
       }),
       webConfig: () => this.webConfig,
       probe: (request) => this.prober.probe(request),
@@ -143,12 +146,14 @@ export class Exporter {
       // Every refusal says why and is counted, whatever threw.
       const message = err instanceof ConfigError ? err.message : `reload failed: ${(err as Error).message ?? err}`;
       this.reloadMetrics.failed();
+      this.refusedReload = { atSeconds: Date.now() / 1000, problems: message.split("\n").length };
       this.log.error({ problems: message.split("\n") }, "config reload refused; the running config stays");
       return message;
     }
     const before = new Set(this.config.sources.map((s) => s.name));
     this.apply(loaded.config);
     this.reloadMetrics.succeeded();
+    this.refusedReload = undefined;
     const after = loaded.config.sources.map((s) => s.name);
     this.log.info(
       {

@@ -1,5 +1,6 @@
 import { redactUrl } from "../config/redact-url.js";
 import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
+import type { EndpointSummary } from "../convert/endpoint-summary.js";
 import type { EndpointState, SourceState } from "./source-state.js";
 
 /** One scheduled source as the status page shows it: its endpoints in poll order, polled or not yet. */
@@ -10,14 +11,23 @@ export interface SourceStatus {
   /** Password redacted. */
   url: string;
   endpoints: { endpoint: Endpoint; state: EndpointState | undefined }[];
+  /**
+   * Its endpoints' figures from their last successful polls, together (targets, head series, cluster,
+   * a refused reload); a figure whose endpoint's last poll failed is absent.
+   */
+  summary?: EndpointSummary;
 }
 
 export function sourceStatuses(states: Iterable<SourceState>): SourceStatus[] {
-  return [...states].map(({ config, endpoints }) => ({
-    name: config.name,
-    kind: config.kind,
-    group: config.group,
-    url: redactUrl(config.url),
-    endpoints: endpointsOf(config).map((endpoint) => ({ endpoint, state: endpoints.get(endpoint) })),
-  }));
+  return [...states].map(({ config, endpoints }) => {
+    const polled = endpointsOf(config).map((endpoint) => ({ endpoint, state: endpoints.get(endpoint) }));
+    return {
+      name: config.name,
+      kind: config.kind,
+      group: config.group,
+      url: redactUrl(config.url),
+      endpoints: polled,
+      summary: Object.assign({}, ...polled.map(({ state }) => state?.summary)) as EndpointSummary,
+    };
+  });
 }
