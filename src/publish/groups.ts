@@ -1,4 +1,4 @@
-import { endpointsOf, type SourceConfig } from "../config/types.js";
+import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
 import { HEALTH, type ReplicaFacts } from "../convert/replica-facts.js";
 import {
   compareGroup,
@@ -24,12 +24,11 @@ function factsOf(state: SourceState): ReplicaFacts | undefined {
 }
 
 /** A Prometheus member's digests: one key per digest whose endpoint it polls, its value if it gave one. */
-function digestsOf(state: SourceState, endpoints: readonly string[]): Map<DigestName, string | undefined> {
+function digestsOf(state: SourceState, endpoints: readonly Endpoint[]): Map<DigestName, string | undefined> {
   const digests = new Map<DigestName, string | undefined>();
   for (const [name, { endpoint }] of Object.entries(DIGESTS) as [DigestName, (typeof DIGESTS)[DigestName]][]) {
     if (!endpoints.includes(endpoint)) continue;
-    // TODO(lead): state.endpoints.get(endpoint) once Endpoint lists the new endpoints
-    const facts = [...state.endpoints].find(([e]) => (e as string) === endpoint)?.[1].facts;
+    const facts = state.endpoints.get(endpoint)?.facts;
     digests.set(name, facts?.kind === "digest" ? facts.value : undefined);
   }
   return digests;
