@@ -34,7 +34,9 @@ const duration = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
 
 const STYLE = `body{font-family:sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin-bottom:1.2em}
-th,td{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}
+th,td{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top;white-space:nowrap}
+td.error,td.wrap,table.group td:nth-child(4){white-space:normal}
+td.wrap{max-width:26em}
 th{background:#eee}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 tr.ok td.result{color:#126b12;font-weight:bold}
@@ -138,7 +140,7 @@ function overviewTable(sources: readonly SourceStatus[]): string {
       { text: t ? count(t.total) : "", class: "n" },
       { text: head === undefined ? "" : count(head), class: "n" },
       cluster ? cluster.status : "",
-      cluster ? peersText(cluster) : "",
+      { text: cluster ? peersText(cluster) : "", class: "wrap" },
     ]);
   });
   return `<table class="overview">
