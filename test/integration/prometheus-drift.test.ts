@@ -30,15 +30,20 @@ import { startMetricsTarget } from "../helpers/metrics-target.js";
 // moves to a segment's index only once that segment is loaded. So with one segment nothing between 0
 // and 1 is ever seen: the WAL needs several, hence 10 MiB segments (--storage.tsdb.wal-segment-size,
 // 10MB is its lower bound) and no WAL compression (more segments for the same samples).
-// Measured here (2 cores, quiet): ~0.2 s per 10 MiB segment replayed, ~0.6 s for the first (it
-// creates the series); 16 segments replay in ~3.5 s, enough for an exporter polling every second to
-// catch it in between. A busy machine replays slower, which only makes the window longer; the WAL is
-// sized by its segments, not by the time spent building it.
+// Measured here (2 cores): quiet, 2.42 replays ~0.2 s per 10 MiB segment after ~0.6 s for the first
+// (it creates the series): 10 segments in 2.4 s. With other test runs on both cores, 16 segments took
+// 13-14 s and 2x100k series every 200ms ~1 segment per 1.5 s to build (overlapping the pair's cases).
+// 20 segments leave a quiet machine ~3.5 s of progress strictly between 0 and 1 for an exporter polling
+// every second; a busy one replays slower, which only widens it. The WAL is sized by its segments, not
+// by the time spent building it.
+//
+// A different retention is two flags in 2.42's /api/v1/status/flags: storage.tsdb.max-block-duration,
+// left unset, is shown as derived from it (retention / 10, at most 31d: cmd/prometheus/main.go at v2.42.0).
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/drift/", import.meta.url));
 const GROUP = "drift";
 const RETENTION = "--storage.tsdb.retention.time=15d";
-const WAL_SEGMENTS = 16;
+const WAL_SEGMENTS = 20;
 const LOAD_SERIES = 100_000;
 
 const dir = tempDir("promstatus-drift");
