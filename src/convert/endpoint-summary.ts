@@ -1,5 +1,5 @@
 import type { Endpoint } from "../config/types.js";
-import { ALERTMANAGER, TARGETS, TSDB } from "./families.js";
+import { ALERTMANAGER, PROMETHEUS, TARGETS, TSDB } from "./families.js";
 import type { SampleSet } from "./samples.js";
 
 // A few figures of one answer for the status page, read from the samples it converts to: both decode
@@ -8,9 +8,6 @@ import type { SampleSet } from "./samples.js";
 
 /** Peer names kept for the status page; the rest are only counted. */
 export const PEER_NAMES_KEPT = 10;
-
-// Issue 22's runtimeinfo series (name fixed by the contract): a refused config reload of a Prometheus.
-const RELOAD_SUCCESSFUL = "promstatus_prometheus_config_last_reload_successful";
 
 export interface EndpointSummary {
   /** Active targets by health (a targets answer); `total` counts every health, unknown included. */
@@ -46,7 +43,7 @@ export function summarizeSamples(samples: SampleSet, endpoint: Endpoint): Endpoi
     const names = samples.get(ALERTMANAGER.peerInfo.name).map((s) => s.labels.peer_name ?? "");
     summary.cluster = { status, peers: peers.value, peerNames: names.sort().slice(0, PEER_NAMES_KEPT) };
   }
-  const reload = samples.families.get(RELOAD_SUCCESSFUL)?.[0];
+  const reload = samples.families.get(PROMETHEUS.reloadSuccess.name)?.[0];
   if (reload) summary.configReloadSuccessful = reload.value === 1;
   return Object.keys(summary).length > 0 ? summary : undefined;
 }
