@@ -76,9 +76,10 @@ export interface GroupMemberRow {
    * config without replica labels (Prometheus, when its config endpoint answered).
    */
   configHashPrefix: string | undefined;
-  /** Prometheus: first 12 hex digits of the rule-set and flag hashes, and the version, where known. */
+  /** Prometheus: first 12 hex digits of the rule-set and flag hashes, where known. */
   rulesHashPrefix?: string | undefined;
   flagsHashPrefix?: string | undefined;
+  /** The member's version (an Alertmanager's status, a Prometheus's buildinfo), where known. */
   version?: string | undefined;
 }
 
@@ -90,15 +91,21 @@ export interface GroupTable {
   differences: string[];
 }
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** Peer names shown in a member's view; a larger cluster is summed up after them. */
+const PEERS_SHOWN = 10;
+
 function describeView(facts: ReplicaFacts | undefined): string {
   if (facts === undefined || facts.kind === "digest") return "no answer";
   if (facts.kind === "prometheus") {
     let down = 0;
     for (const h of facts.health) if (h === HEALTH.down) down++;
-    return `${facts.targets.length} targets, ${down} down`;
+    return `${plural(facts.targets.length, "target")}, ${down} down`;
   }
-  const peers = facts.peers.map((p) => (p === facts.peerName ? `${p} (self)` : p));
-  return `${facts.peers.length} peers: ${peers.join(", ")}`;
+  const peers = facts.peers.slice(0, PEERS_SHOWN).map((p) => (p === facts.peerName ? `${p} (self)` : p));
+  const more = facts.peers.length > PEERS_SHOWN ? ` and ${facts.peers.length - PEERS_SHOWN} more` : "";
+  return `${plural(facts.peers.length, "peer")}: ${peers.join(", ")}${more}`;
 }
 
 /** The landing page's view of the groups: per member, its last poll, what it sees and its config. */
@@ -117,6 +124,7 @@ export function groupTables(views: Iterable<GroupView>): GroupTable[] {
         view: describeView(facts),
         configHashPrefix: facts?.kind === "alertmanager" ? facts.configSha256.slice(0, 12) : undefined,
       };
+      if (facts?.kind === "alertmanager") return { ...row, version: facts.version };
       if (digests === undefined) return row;
       return {
         ...row,
