@@ -21,6 +21,7 @@ const polled = (facts: ReplicaFacts | undefined): EndpointState => ({
   duplicates: 0,
   families: undefined,
   facts,
+  summary: undefined,
 });
 
 const digest = (value: string): ReplicaFacts => ({ kind: "digest", value });
