@@ -120,12 +120,13 @@ describe("Prometheus's status endpoints, polled", () => {
 
   it("sees a server behind its readiness gate: not ready, replaying, polls succeeding; then ready", async () => {
     // web/web.go testReady: 503 "Service Unavailable" for every /api/v1 endpoint but walreplay, which
-    // answers the replay's segments (tsdb/head.go: min 10, max 20, segment 14 replayed).
+    // answers the replay's segments (tsdb/head.go: min 10, max 20, segment 14 replayed). The 503's body
+    // was caught from Debian's 2.42 starting (prometheus-error-not-ready.txt).
     let ready = false;
     const starting: Handler = (req, res) => {
       if (req.url === "/api/v1/status/walreplay" && !ready)
         json(res, 200, '{"status":"success","data":{"min":10,"max":20,"current":14}}');
-      else if (!ready) res.writeHead(503).end("Service Unavailable");
+      else if (!ready) res.writeHead(503).end(fixtureText("upstream/prometheus-error-not-ready.txt"));
       else debian242(req, res);
     };
     const up = await serve(starting);
