@@ -18,7 +18,8 @@ export const DEFAULTS = {
   moduleSeriesLimit: 100_000,
   tsdb: { enabled: true },
   targets: { enabled: true, per_target: true },
-  // Prometheus's other status endpoints, per kind of poller. Each answer is a few KB. Every source:
+  // Prometheus's other status endpoints, per kind of poller. Small answers (a few KB; config and rules
+  // grow with the config and the rule set), read whole. Every source:
   // what tells whether the server is up to date, ready and on time (buildinfo: version; runtimeinfo:
   // reload, start, clock, readiness; walreplay: replay progress, the one endpoint that answers before
   // the server is ready). A source in a group also: what its replicas are compared by (config, rules,
