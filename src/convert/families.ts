@@ -11,6 +11,15 @@ export interface FamilyDef {
 const family = (name: string, help: string, labels: readonly string[] = [], type: FamilyDef["type"] = "gauge") =>
   ({ name, help, labels, type }) satisfies FamilyDef;
 
+/** What each source is, one series per source. */
+export const SOURCE = {
+  info: family(
+    "promstatus_source_info",
+    "1, labelled with what the source is: its kind and flavor (the server behind the API: prometheus, victoriametrics, vmagent, thanos, mimir; configured, or detected from its answers, unknown until then).",
+    ["kind", "flavor"],
+  ),
+} as const;
+
 /** Series about the polling itself, one set per source and endpoint. */
 export const POLL = {
   up: family("promstatus_up", "1 if the last poll of the endpoint succeeded, else 0.", ["endpoint"]),
@@ -31,6 +40,11 @@ export const POLL = {
     "Polls of the endpoint whose answer its fast reader left to the full JSON parser, at about twice the CPU.",
     ["endpoint"],
     "counter",
+  ),
+  warnings: family(
+    "promstatus_answer_warnings",
+    "Warnings in the endpoint's last answer (Thanos Query: a store that did not answer, whose targets or figures are missing from it).",
+    ["endpoint"],
   ),
   duplicates: family(
     "promstatus_answer_duplicates_total",
@@ -70,6 +84,14 @@ export const TSDB = {
   headLabelPairs: family(
     "promstatus_tsdb_head_label_pairs",
     "Distinct label name/value pairs in the TSDB head (headStats.numLabelPairs); absent where not reported.",
+  ),
+  daySeries: family(
+    "promstatus_tsdb_day_series",
+    "Series in the index for the current day (VictoriaMetrics' totalSeries); not a head count.",
+  ),
+  dayLabelPairs: family(
+    "promstatus_tsdb_day_label_pairs",
+    "Distinct label name/value pairs in the index for the current day (VictoriaMetrics' totalLabelValuePairs).",
   ),
   agentMode: family(
     "promstatus_prometheus_agent_mode",
@@ -267,6 +289,7 @@ export const GROUP_FAMILIES: readonly FamilyDef[] = Object.values(GROUP);
 
 /** All families derived from upstream answers, in exposition order. */
 export const SOURCE_FAMILIES: readonly FamilyDef[] = [
+  ...Object.values(SOURCE),
   ...Object.values(POLL),
   ...Object.values(TSDB),
   ...Object.values(TARGETS),

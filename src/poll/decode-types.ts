@@ -1,5 +1,6 @@
 import type { Endpoint } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
+import type { Flavor } from "../convert/flavor.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { TargetLabel } from "../convert/targets.js";
 import type { Families, FamilyLines } from "../exposition/pack.js";
@@ -31,6 +32,11 @@ export interface ConvertOptions {
    * exporter's clock: a server time in the answer is compared with their midpoint (clock skew).
    */
   request?: RequestTiming;
+  /**
+   * The server behind the API, configured or detected from earlier answers; absent until known (then
+   * answers are read as Prometheus's, with the rules that hold for every flavor).
+   */
+  flavor?: Flavor;
 }
 
 export interface RequestTiming {
