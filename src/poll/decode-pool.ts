@@ -16,8 +16,9 @@ import { idleExitMs, mib, startDecoderThread, threadFailure, WARM_HEAP_LIMIT } f
 const INLINE_LIMIT = 32 * 1024;
 // Only where decoding is linear in the answer's size. An Alertmanager status carries its config as YAML,
 // whose parse is not: 32 KB of `[[[…` took ~0.5 s of the event loop, so that answer always goes to a
-// worker, where the poll's time budget can end it.
-const NEVER_INLINE: ReadonlySet<Endpoint> = new Set(["status"]);
+// worker, where the poll's time budget can end it. A Prometheus config answer is YAML too (its hash
+// parses it).
+const NEVER_INLINE: ReadonlySet<Endpoint> = new Set(["status", "config"]);
 
 // A whole answer is read up to a quarter of the limit as JSON (80 MiB of 320: a 100k-target answer is
 // 76 MB). JSON.parse cannot be interrupted, so a heap exhausted inside it aborts the whole process, and

@@ -72,6 +72,24 @@ describe("DecodePool: Alertmanager status", () => {
   });
 });
 
+describe("DecodePool: Prometheus config", () => {
+  // /api/v1/status/config is YAML in JSON too: its hash parses it.
+  const configJob = (yaml: string): DecodeJob => ({
+    endpoint: "config",
+    body: Buffer.from(JSON.stringify({ status: "success", data: { yaml } })),
+    options: decodeOptions(),
+  });
+
+  it("is never decoded on the event loop, however small, and a slow one is ended at its time budget", async () => {
+    const pool = new DecodePool({ size: 1 });
+    const result = await pool.decode(configJob("global:\n  scrape_interval: 15s\n"));
+    expect(result).toMatchObject({ ok: true, series: 1 });
+    expect(pool.offloaded).toBe(1);
+    const slow = configJob("[".repeat(32 * 1024 - 300));
+    expect(await pool.decode(slow, 50)).toMatchObject({ ok: false, reason: "timeout" });
+  });
+});
+
 describe("DecodePool: worker lifetime", () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const text = targetsAnswer(2000); // 1.5 MB: decoded in a worker
