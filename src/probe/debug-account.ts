@@ -1,4 +1,4 @@
-import type { ModuleConfig } from "../config/types.js";
+import { type ModuleConfig, PROMETHEUS_STATUS_ENDPOINTS } from "../config/types.js";
 import type { ProbeRun } from "./probe.js";
 
 // The plain-text account of a probe that /probe?...&debug=true returns, as blackbox_exporter's
@@ -30,6 +30,8 @@ function describeModule(m: ModuleConfig): string[] {
       `  tsdb: ${m.tsdb.enabled ? `on${m.tsdb.limit === undefined ? "" : `, limit ${m.tsdb.limit}`}` : "off"}`,
     );
     lines.push(`  targets: ${m.targets.enabled ? `on, per_target ${m.targets.perTarget}` : "off"}`);
+    const on = PROMETHEUS_STATUS_ENDPOINTS.filter((e) => m[e].enabled);
+    lines.push(`  status endpoints: ${on.length === 0 ? "none" : on.join(", ")}`);
   }
   if (m.group !== undefined) lines.push(`  group: ${m.group}`);
   return lines;

@@ -40,6 +40,14 @@ describe("runProbe", () => {
     expect(debugAnswer(run, { how: "polled" }, whole)).toContain(linesText(up));
     // The module's settings, the series limit a hostile answer is held to among them.
     expect(debugAnswer(run, { how: "polled" })).toContain("\n  series_limit: 100000\n");
+    expect(debugAnswer(run, { how: "polled" })).toContain("\n  status endpoints: none\n"); // off for modules
+    const withStatus = parseConfig(
+      "modules: {p: {kind: prometheus, buildinfo: {enabled: true}, walreplay: {enabled: true}}}\n",
+      "/tmp/exporter.yml",
+    ).modules.get("p") as ModuleConfig;
+    expect(debugAnswer({ ...run, module: withStatus }, { how: "polled" })).toContain(
+      "\n  status endpoints: buildinfo, walreplay\n",
+    );
 
     // Quoted up to a bound, cut at a line end: each debug answer is a string of its own.
     expect(whole).toBeGreaterThan(DEBUG_METRICS_BYTES);
