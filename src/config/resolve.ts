@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
+import type { Flavor } from "../convert/flavor.js";
 import { DEFAULTS } from "./defaults.js";
 import { parseDuration } from "./duration.js";
 import { servedLabelName } from "./labels.js";
@@ -23,6 +24,7 @@ export function resolveConfig(raw: RawConfig, baseDir: string): Omit<ExporterCon
   const globalTimeout = raw.global?.timeout ?? DEFAULTS.timeout;
   const globalMaxSize = raw.global?.max_response_size ?? DEFAULTS.maxResponseSize;
   const globals: Globals = {
+    flavor: raw.global?.flavor,
     timeout: globalTimeout,
     maxSize: globalMaxSize,
     replicaLabels: raw.global?.replica_labels ?? [...DEFAULTS.replicaLabels],
@@ -76,6 +78,8 @@ type RawHttpFields = Pick<
 >;
 
 interface Globals {
+  /** For sources, as replicaLabels. */
+  flavor: RawFlavor | undefined;
   timeout: string;
   maxSize: string;
   /** For sources; a module has its own or the default (global settings are for sources). */
@@ -83,6 +87,15 @@ interface Globals {
 }
 
 type Poller = keyof typeof DEFAULTS.statusEndpoints;
+
+type RawFlavor = NonNullable<NonNullable<RawConfig["global"]>["flavor"]>;
+
+/** The configured flavor: the poller's own, else (sources only) global's; auto is left out. */
+function flavorSetting(raw: RawSource | RawModule, globals: Globals, poller: Poller): { flavor?: Flavor } {
+  const flavor = raw.flavor ?? (poller === "module" ? undefined : globals.flavor);
+  // The schema let only flavors that fit the kind through (global's checked against each source).
+  return flavor === undefined || flavor === "auto" ? {} : { flavor: flavor as Flavor };
+}
 
 /** Whether each of Prometheus's status endpoints is polled: as set, else the poller's default. */
 function statusEndpoints(raw: RawSource | RawModule, poller: Poller) {
@@ -103,6 +116,7 @@ function pollSettings(raw: RawSource | RawModule, globals: Globals, baseDir: str
   const prometheus = raw.kind === "prometheus" ? raw : undefined;
   return {
     kind: raw.kind,
+    ...flavorSetting(raw, globals, poller),
     ...(raw.group === undefined ? {} : { group: raw.group }),
     timeoutMs: parseDuration(raw.timeout ?? globals.timeout) as number,
     maxResponseBytes: parseSize(raw.max_response_size ?? globals.maxSize) as number,

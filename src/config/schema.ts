@@ -1,5 +1,6 @@
 import { validateDetailed } from "node-cron";
 import { z } from "zod";
+import { FLAVORS, FLAVORS_OF_KIND, type Flavor } from "../convert/flavor.js";
 import { parseDuration } from "./duration.js";
 import { httpClientFields } from "./http-client-schema.js";
 import { LABEL_NAME, RESERVED_LABELS, servedLabelName } from "./labels.js";
@@ -152,6 +153,37 @@ const replicaLabels = z
   .array(z.string().min(1, { error: "must not be empty" }), { error: typeError("must be a list of label names") })
   .optional();
 
+// The server behind the API (convert/flavor.ts): auto detects it from its answers.
+const flavorValues = (flavors: readonly Flavor[]) => ["auto", ...flavors].join(", ");
+
+/** Why a flavor does not fit a kind (which kind it belongs to), and what fits this one. */
+export function flavorMismatch(kind: "prometheus" | "alertmanager", flavor: string): { why: string; fits: string } {
+  const fits = `for kind ${kind}: ${flavorValues(FLAVORS_OF_KIND[kind])}`;
+  if (kind === "prometheus" && flavor === "mimir")
+    return {
+      why: `flavor mimir does not fit kind prometheus: Mimir has no scrape targets (poll its Alertmanager as kind: alertmanager)`,
+      fits,
+    };
+  if (kind === "alertmanager" && (FLAVORS as readonly string[]).includes(flavor))
+    return {
+      why: `flavor ${flavor} does not fit kind alertmanager: it serves no Alertmanager API (/api/v2/status)`,
+      fits,
+    };
+  return { why: `unknown flavor "${flavor}"`, fits };
+}
+
+const flavorOf = (kind: "prometheus" | "alertmanager") =>
+  z
+    .string({ error: typeError(`must be a string: ${flavorValues(FLAVORS_OF_KIND[kind])}`) })
+    .superRefine((text, ctx) => {
+      if (text !== "auto" && !(FLAVORS_OF_KIND[kind] as readonly string[]).includes(text))
+        ctx.addIssue({ code: "custom", message: Object.values(flavorMismatch(kind, text)).join("; ") });
+    })
+    .optional();
+
+// global.flavor: any flavor; each source that takes it must be of a kind it fits (checked below).
+const anyFlavor = z.enum(["auto", ...FLAVORS], { error: `must be one of ${flavorValues(FLAVORS)}` }).optional();
+
 const staticLabels = z.record(labelName, z.string({ error: "label values must be strings" }));
 
 const groupName = z.string({ error: typeError("must be a string") }).min(1, { error: "must not be empty" });
@@ -178,6 +210,7 @@ const prometheusSource = z
   .strictObject({
     ...common,
     kind: z.literal("prometheus"),
+    flavor: flavorOf("prometheus"),
     tsdb: tsdbSettings,
     targets: targetsSettings,
     ...statusEndpointSettings,
@@ -213,6 +246,7 @@ const alertmanagerSource = z
   .strictObject({
     ...common,
     kind: z.literal("alertmanager"),
+    flavor: flavorOf("alertmanager"),
     tsdb: prometheusOnly("tsdb", "sources"),
     targets: prometheusOnly("targets", "sources"),
     ...prometheusOnlyKeys("sources"),
@@ -277,6 +311,7 @@ const probeModule = z
       z.strictObject({
         ...moduleCommon,
         kind: z.literal("prometheus"),
+        flavor: flavorOf("prometheus"),
         tsdb: tsdbSettings,
         targets: targetsSettings,
         ...statusEndpointSettings,
@@ -285,6 +320,7 @@ const probeModule = z
       z.strictObject({
         ...moduleCommon,
         kind: z.literal("alertmanager"),
+        flavor: flavorOf("alertmanager"),
         tsdb: prometheusOnly("tsdb", "modules"),
         targets: prometheusOnly("targets", "modules"),
         ...prometheusOnlyKeys("modules"),
@@ -312,6 +348,8 @@ export const configSchema = z
         max_response_size: size.optional(),
         series_limit: seriesLimit.optional(),
         replica_labels: replicaLabels,
+        // For sources, as the other global settings: a module has its own or auto.
+        flavor: anyFlavor,
       })
       .refine(oneSchedule, oneScheduleMessage)
       .optional(),
@@ -348,6 +386,20 @@ export const configSchema = z
             });
         });
       }),
+  })
+  // A global flavor is taken by every source that sets none: each of them must be of a kind it fits.
+  .superRefine((config, ctx) => {
+    const global = config.global?.flavor;
+    if (global === undefined || global === "auto") return;
+    (config.sources ?? []).forEach((s, i) => {
+      if (s.flavor !== undefined || (FLAVORS_OF_KIND[s.kind] as readonly string[]).includes(global)) return;
+      const mismatch = flavorMismatch(s.kind, global);
+      ctx.addIssue({
+        code: "custom",
+        path: ["sources", i, "kind"],
+        message: `takes global.flavor ${global}: ${mismatch.why}; set flavor on this source (${mismatch.fits})`,
+      });
+    });
   })
   // An exporter with nothing to poll is a mistake, unless it only answers /probe: a probe-only config
   // says so with a modules: section (which may be empty, keeping the built-in modules).

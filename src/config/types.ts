@@ -1,3 +1,4 @@
+import type { Flavor } from "../convert/flavor.js";
 import type { ConfigWarning } from "./config-error.js";
 
 /** How to reach a source (Prometheus http_config semantics). Secrets stay in files where given. */
@@ -25,6 +26,11 @@ export type PollSchedule = string | { interval: string; intervalMs: number };
 export interface SourceConfig {
   name: string;
   kind: "prometheus" | "alertmanager";
+  /**
+   * The server behind the API as configured (one that fits the kind); absent for auto: detected from its
+   * answers (schedule/flavor-detection.ts).
+   */
+  flavor?: Flavor;
   /** Replica group: its members are compared with each other, and every series carries `group`. */
   group?: string;
   /** Base URL without trailing slash; a path prefix is kept. */
@@ -58,6 +64,8 @@ export interface SourceConfig {
 export interface ModuleConfig {
   name: string;
   kind: SourceConfig["kind"];
+  /** As a source's: absent for auto (a probe then detects it from its own answers, for its info series). */
+  flavor?: Flavor;
   group?: string;
   timeoutMs: number;
   maxResponseBytes: number;

@@ -22,6 +22,30 @@ export function configWarnings(raw: RawConfig): RawWarning[] {
     cron(["sources", i], s.schedule);
     const url = baseUrlHint(s.url);
     if (url) warnings.push({ path: ["sources", i, "url"], message: url });
+    const thanos = thanosInGroup(s, raw.global?.flavor);
+    if (thanos) warnings.push({ path: ["sources", i, ...thanos.key], message: thanos.message });
   });
   return warnings;
 }
+
+/**
+ * Thanos Query in a replica group: it deduplicates its stores' replicas into one answer (down wins), so
+ * the group compares merged views, not the replicas, and their disagreement never shows. Said at the
+ * flavor key that makes it Thanos (the source's, or its group when it takes global's).
+ */
+export function thanosInGroup(
+  source: { group?: string | undefined; flavor?: string | undefined },
+  globalFlavor: string | undefined,
+): { key: string[]; message: string } | undefined {
+  if (source.group === undefined) return undefined;
+  const own = source.flavor !== undefined;
+  if ((own ? source.flavor : globalFlavor) !== "thanos") return undefined;
+  return {
+    key: [own ? "flavor" : "group"],
+    message: `${own ? "" : "this source takes global.flavor thanos: "}${THANOS_IN_GROUP}`,
+  };
+}
+
+/** Also logged when a grouped source is detected as Thanos Query. */
+export const THANOS_IN_GROUP =
+  "Thanos Query deduplicates its replicas' answers (a target down on one replica is down once), so a replica group of Thanos Queries compares merged views and hides the replicas' disagreement; poll the Prometheus replicas directly as the group's members";

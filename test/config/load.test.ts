@@ -230,6 +230,29 @@ describe("Prometheus's status endpoints", () => {
   });
 });
 
+describe("flavor", () => {
+  it("is the source's own, else global's; auto and unset are left out (detected); a module keeps its own", async () => {
+    const { sources, modules } = await loadConfig(path("valid-flavor.yml"));
+    expect(sources.map((s) => [s.name, s.flavor])).toEqual([
+      ["vm", "victoriametrics"],
+      ["thanos", "thanos"],
+      ["detect", undefined],
+      ["mimir-am", "mimir"],
+      ["am", "prometheus"],
+    ]);
+    expect(sources.find((s) => s.name === "detect")).not.toHaveProperty("flavor");
+    expect(modules.get("vmagents")?.flavor).toBe("vmagent");
+    expect(modules.get("tenants")?.flavor).toBe("mimir");
+    // Global settings are for sources: modules and the built-in ones detect.
+    for (const name of ["plain", "prometheus", "alertmanager"]) expect(modules.get(name)?.flavor).toBeUndefined();
+  });
+
+  it("is auto when nothing sets it", async () => {
+    const { sources } = await loadConfig(path("valid-minimal.yml"));
+    expect(sources[0]).not.toHaveProperty("flavor");
+  });
+});
+
 describe("invalid configs", () => {
   it("has a fixture for each rule", () => expect(invalid.length).toBeGreaterThanOrEqual(25));
 
