@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFlags } from "../../src/cli/flags.js";
 import { parseConfig } from "../../src/config/load.js";
+import { endpointsOf } from "../../src/config/types.js";
 import { Exporter } from "../../src/exporter.js";
 import { NO_WEB_CONFIG } from "../../src/http/web-config.js";
 import { freePort, tempDir, waitFor } from "../harness/processes.js";
@@ -89,7 +90,7 @@ sources:
   await waitFor("three polls", async () => {
     const text = await scrape();
     const polls = samplesOf(text, "promstatus_poll_duration_seconds");
-    return polls.length === 5 ? true : undefined;
+    return polls.length === config.sources.flatMap(endpointsOf).length ? true : undefined;
   });
   await new Promise((r) => setTimeout(r, 3000));
 }, 90_000);

@@ -54,8 +54,11 @@ async function replica(name: string, targets: string[]): Promise<RealPrometheus>
   const path = subdir(name);
   const sd = join(path, "targets.json");
   writeFileSync(sd, JSON.stringify([{ targets, labels: { env: "test" } }]));
-  return startPrometheus(path, [{ job_name: "app", targets: [], file_sd_configs: [{ files: [sd] }] }], {
+  // The file_sd file named relative to each replica's own directory: the two configs are the same text
+  // (an HA pair whose discovery, not config, differs), so only the target sets differ between them.
+  return startPrometheus(path, [{ job_name: "app", targets: [], file_sd_configs: [{ files: ["targets.json"] }] }], {
     selfScrape: false,
+    relativePaths: true,
   });
 }
 
@@ -169,13 +172,19 @@ describe("replica groups against real servers", () => {
   it("shows each group's members, their views and config hashes on the landing page", async () => {
     await settled();
     const html = await (await fetch(base)).text();
-    expect(html).toContain("<h3>am-split <small>alertmanager</small></h3>");
-    expect(html).toContain("<h3>prom-ha <small>prometheus</small></h3>");
+    // Groups whose members differ are headed in red with what differs; a healthy one is not.
+    expect(html).toContain('<h3 class="differs">am-split <small>alertmanager</small></h3>');
+    expect(html).toContain('<p class="differs">Members differ: cluster views, config</p>');
+    expect(html).toContain("<h3>am-healthy <small>alertmanager</small></h3>");
+    expect(html).toContain('<h3 class="differs">prom-ha <small>prometheus</small></h3>');
+    expect(html).toContain('<p class="differs">Members differ: targets</p>');
+    // Split members see themselves only, and run different configs: both cells marked.
     expect(html).toMatch(
-      /<tr class="ok"><td>am-split-1<\/td><td class="result">up<\/td><td>\d{4}-\d\d-\d\dT[\d:]+Z<\/td><td>1 peers: \w+ \(self\)<\/td><td><code>[0-9a-f]{12}<\/code>/,
+      /<tr class="ok"><td>am-split-1<\/td><td class="result">up<\/td><td>\d{4}-\d\d-\d\dT[\d:]+Z<\/td><td class="odd">1 peer: \w+ \(self\)<\/td><td class="odd"><code>[0-9a-f]{12}<\/code>/,
     );
+    // prom-a has the extra target: its view is the odd one; its config hash is the same as prom-b's.
     expect(html).toMatch(
-      /<tr class="ok"><td>prom-a<\/td><td class="result">up<\/td><td>[^<]+<\/td><td>2 targets, \d down<\/td>/,
+      /<tr class="ok"><td>prom-a<\/td><td class="result">up<\/td><td>[^<]+<\/td><td class="odd">2 targets, \d down<\/td><td><code>[0-9a-f]{12}<\/code>/,
     );
   });
 
