@@ -1,8 +1,9 @@
 import { wellFormed } from "../exposition/label-pairs.js";
-import type { TargetsResponse } from "../upstream/payloads.js";
+import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { TARGETS } from "./families.js";
 import { SampleSet } from "./samples.js";
 import { classifyScrapeError, DOWN_REASONS } from "./scrape-error-reason.js";
+import { targetHealth } from "./time.js";
 
 /** Health values Prometheus reports; each pool gets a count for all of them, zeros included. */
 export const TARGET_HEALTHS = ["up", "down", "unknown"] as const;
@@ -17,12 +18,17 @@ export interface PoolSummary {
 
 export type DroppedTargets = Pick<TargetsResponse["data"], "droppedTargets" | "droppedTargetCounts">;
 
+/** What a target is counted by. */
+export type CountedTarget = Pick<ActiveTarget, "scrapePool" | "health" | "lastError" | "lastScrape">;
+
 /**
  * The fewest series an answer gives, from what was met so far: each distinct target series has an up,
- * and each pool a count per health and per down reason, its dropped count and its collisions.
+ * and each pool a count per health and per down reason, its dropped count (where published) and its
+ * collisions.
  */
-export function seriesAtLeast(targetSeries: number, pools: number, perTarget: boolean): number {
-  return targetSeries + pools * (TARGET_HEALTHS.length + DOWN_REASONS.length + 1 + (perTarget ? 1 : 0));
+export function seriesAtLeast(targetSeries: number, pools: number, perTarget: boolean, dropped = true): number {
+  const perPool = TARGET_HEALTHS.length + DOWN_REASONS.length + (dropped ? 1 : 0) + (perTarget ? 1 : 0);
+  return targetSeries + pools * perPool;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -39,8 +45,13 @@ export class PoolCounts {
     return this.pools.size;
   }
 
-  /** Counts one target; its pool's summary (keyed as written: "\ud800" and "\ufffd" are one pool). */
-  add(scrapePool: string, health: string, lastError: string): PoolSummary {
+  /**
+   * Counts one target; its pool's summary (keyed as written: "\ud800" and "\ufffd" are one pool). A
+   * target not scraped yet counts as unknown whatever the server calls it (time.ts, targetHealth).
+   */
+  add(target: CountedTarget): PoolSummary {
+    const { scrapePool, lastError } = target;
+    const health = targetHealth(target.health, lastError, target.lastScrape);
     let pool = this.last;
     if (pool === undefined || scrapePool !== this.lastRaw) {
       pool = poolSummary(this.pools, wellFormed(scrapePool));
@@ -56,14 +67,18 @@ export class PoolCounts {
     return pool;
   }
 
-  /** The per-pool families: pools by name, whatever order the answer listed them in. */
-  samples(dropped: DroppedTargets, perTarget: boolean): SampleSet {
+  /**
+   * The per-pool families: pools by name, whatever order the answer listed them in. `dropped`
+   * undefined: the server's list of dropped targets says nothing sure (VictoriaMetrics), none published.
+   */
+  samples(dropped: DroppedTargets | undefined, perTarget: boolean): SampleSet {
     const out = new SampleSet();
     for (const [pool, summary] of [...this.pools].sort(([a], [b]) => compare(a, b))) {
       for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
       for (const [reason, n] of summary.downBy) out.add(TARGETS.downByReason.name, { scrape_pool: pool, reason }, n);
       if (perTarget) out.add(TARGETS.collisions.name, { scrape_pool: pool }, summary.collisions);
     }
+    if (dropped === undefined) return out;
     const droppedCounts = [...droppedPerPool(dropped, this.pools.keys())].sort(([a], [b]) => compare(a, b));
     for (const [pool, n] of droppedCounts) out.add(TARGETS.dropped.name, { scrape_pool: pool }, n);
     return out;

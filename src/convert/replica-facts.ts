@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import type { ActiveTarget, AlertmanagerStatusResponse, TargetsResponse } from "../upstream/payloads.js";
 import { configSha256 } from "./alertmanager-config.js";
 import { labelValue, type TargetLabel } from "./targets.js";
+import { targetHealth } from "./time.js";
 
 // What one member of a replica group said, kept between polls so the members can be compared: a few
 // strings for an Alertmanager, a compact identity per target for a Prometheus (never the answer itself).
@@ -69,7 +70,9 @@ export function prometheusFacts(payload: TargetsResponse, extraLabels: readonly 
   const packed = new Float64Array(list.length);
   for (let i = 0; i < list.length; i++) {
     const target = list[i] as ActiveTarget;
-    packed[i] = identity(target, extraLabels) * HEALTH_BITS + healthCode(target.health);
+    // A target not scraped yet is unknown, as it is counted (time.ts: VictoriaMetrics calls it down).
+    const health = targetHealth(target.health, target.lastError, target.lastScrape);
+    packed[i] = identity(target, extraLabels) * HEALTH_BITS + healthCode(health);
   }
   packed.sort();
   const targets = new Float64Array(packed.length);

@@ -14,6 +14,21 @@
 // - Go's net/http and net: `Get "<url>": context deadline exceeded` (the scrape timeout),
 //   "dial tcp ...: connect: connection refused", "lookup <host> ...: no such host" / "server
 //   misbehaving", and crypto/tls and crypto/x509 errors ("tls: ...", "x509: ...").
+//
+// VictoriaMetrics and vmagent write their own (lib/promscrape/client.go and scrapework.go), read at
+// v1.79.5 (Debian's, whose real answers are in test/fixtures/backends/) and v1.150.0:
+// - `unexpected status code returned when scraping "<url>": 404; expecting 200; response body: "…"`: the
+//   target's own body follows, so this is matched first, at the head of the text or of a wrapped error
+//   (1.79's stream mode wraps them: `cannot read data: …`).
+// - `error when scraping "<url>" with timeout 500ms: timeout` (1.79, fasthttp), `cannot perform request
+//   to "<url>": Get "<url>": context deadline exceeded` (1.150); `error when scraping "<url>": dial tcp4
+//   …: connect: connection refused` (1.79), `cannot perform request to …: connection refused` (1.150).
+// - `the response from "<url>" exceeds -promscrape.maxScrapeSize=…` (1.79), `… exceeds
+//   -promscrape.maxScrapeSize or max_scrape_size in the scrape config (… bytes)` (1.150), `the
+//   uncompressed response from …` likewise; `the response from "<url>" exceeds sample_limit=…`; `the
+//   response from "<url>" contains samples with a number of labels exceeding label_limit=…` (1.150).
+// - A body that cannot be read as metrics: `cannot ungzip response from …` (1.79), `cannot decompress
+//   response body from …`, `cannot read gzipped response body from …` (1.150).
 
 export const DOWN_REASONS = [
   "timeout",
@@ -32,12 +47,13 @@ export type DownReason = (typeof DOWN_REASONS)[number];
 
 // Checked in order: the first that matches names the class (a limit error beats the generic parse text).
 const PATTERNS: [DownReason, RegExp][] = [
-  ["body_size_limit", /body size limit exceeded/i],
-  ["sample_limit", /(?:^|\W)(?:sample limit exceeded|histogram bucket limit exceeded)/i],
-  ["label_limit", /label_(?:name_length_|value_length_)?limit exceeded/i],
+  ["http_status", /(?:^|: )unexpected status code returned when scraping "[^"]*": \d+; expecting \d+/],
+  ["body_size_limit", /body size limit exceeded|exceeds -promscrape\.maxScrapeSize/i],
+  ["sample_limit", /(?:^|\W)(?:sample limit exceeded|histogram bucket limit exceeded)|exceeds sample_limit=/i],
+  ["label_limit", /label_(?:name_length_|value_length_)?limit exceeded|exceeding label_limit=/i],
   [
     "timeout",
-    /context deadline exceeded|Client\.Timeout exceeded|i\/o timeout|timeout awaiting|TLS handshake timeout/i,
+    /context deadline exceeded|Client\.Timeout exceeded|i\/o timeout|timeout awaiting|TLS handshake timeout|error when scraping "[^"]*" with timeout \S+: /i,
   ],
   ["connection_refused", /connection refused/i],
   ["dns", /no such host|server misbehaving|lookup \S+ on \S+|temporary failure in name resolution/i],
@@ -45,7 +61,7 @@ const PATTERNS: [DownReason, RegExp][] = [
   ["http_status", /server returned HTTP status/i],
   [
     "parse_error",
-    /while parsing|invalid metric type|^expected |data does not end with # EOF|unexpected data after # EOF|unsupported character in float|invalid UTF-8|invalid metric name|is not a valid start token|unsupported Content-Type/i,
+    /while parsing|invalid metric type|^expected |data does not end with # EOF|unexpected data after # EOF|unsupported character in float|invalid UTF-8|invalid metric name|is not a valid start token|unsupported Content-Type|(?:^|: )cannot (?:ungzip response|decompress response body|read gzipped response body) from /i,
   ],
 ];
 

@@ -2,12 +2,14 @@ import { parseDuration } from "../config/duration.js";
 // The text format's escaping makes the rendered pairs an unambiguous key (values are quoted and escaped).
 import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
 import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
+import { addWarningCount, warningTexts } from "./answer-warnings.js";
 import { TARGETS } from "./families.js";
+import type { Flavor } from "./flavor.js";
 import { type DroppedTargets, PoolCounts } from "./pool-counts.js";
 import type { Labels } from "./samples.js";
 import { SampleSet } from "./samples.js";
 import { SERIES_VALUES, SeriesColumns, type TargetSeries } from "./series-columns.js";
-import { rfc3339Seconds } from "./time.js";
+import { lastScrapeSeconds } from "./time.js";
 
 export { TARGET_HEALTHS } from "./pool-counts.js";
 
@@ -21,6 +23,31 @@ export interface TargetsOptions {
   perTarget: boolean;
   /** Labels added to the per-target series after scrape_pool, job and instance. */
   extraLabels: readonly TargetLabel[];
+  /** The server behind the API, when known (ConvertOptions.flavor). */
+  flavor?: Flavor | undefined;
+}
+
+/**
+ * Whether dropped targets are published: VictoriaMetrics and vmagent give no counts, and their list
+ * says nothing sure: cut at -promscrape.maxDroppedTargets (10000 by default), and empty with
+ * -promscrape.dropOriginalLabels since v1.96.0 (lib/promscrape/targetstatus.go, droppedTargets.Register).
+ */
+export function publishesDropped(flavor: Flavor | undefined): boolean {
+  return flavor !== "victoriametrics" && flavor !== "vmagent";
+}
+
+/**
+ * The figures of the answer beyond its targets, as both paths publish them: the per-pool families, then
+ * the count of its warnings (answer-warnings.ts).
+ */
+export function answerSamples(
+  pools: PoolCounts,
+  data: DroppedTargets,
+  warnings: number,
+  options: Pick<TargetsOptions, "perTarget" | "flavor">,
+): SampleSet {
+  const out = pools.samples(publishesDropped(options.flavor) ? data : undefined, options.perTarget);
+  return addWarningCount(out, "targets", warnings, options.flavor);
 }
 
 /** What a targets answer comes to: per-target series (when kept) and per-pool figures. */
@@ -54,7 +81,7 @@ export function targetValues(
 ): number[] {
   values[0] = target.health === "up" ? 1 : 0;
   values[1] = target.lastScrapeDuration ?? Number.NaN;
-  values[2] = rfc3339Seconds(target.lastScrape) ?? Number.NaN;
+  values[2] = lastScrapeSeconds(target.lastScrape) ?? Number.NaN;
   values[3] = durationSeconds(target.scrapeInterval) ?? Number.NaN;
   values[4] = durationSeconds(target.scrapeTimeout) ?? Number.NaN;
   return values;
@@ -67,7 +94,7 @@ export function targetValues(
 export function convertTargets(payload: TargetsResponse, options: TargetsOptions): SampleSet {
   const summariser = new TargetSummariser(options, { keepLabels: true });
   for (const target of payload.data.activeTargets) summariser.add(target);
-  const { series, order, pools } = summariser.finish(payload.data);
+  const { series, order, pools } = summariser.finish(payload.data, warningTexts(payload.warnings).length);
   const out = new SampleSet();
   for (const i of order) {
     const labels = series.labels?.[i] as Labels;
@@ -101,7 +128,7 @@ export class TargetSummariser {
   }
 
   add(target: ActiveTarget): void {
-    const pool = this.pools.add(target.scrapePool, target.health, target.lastError);
+    const pool = this.pools.add(target);
     if (!this.options.perTarget) return;
     const labels = targetLabels(target, this.options.extraLabels);
     const values = targetValues(this.values, target);
@@ -109,11 +136,11 @@ export class TargetSummariser {
     if (this.series.add(labelPairs(labels), wellFormed(target.scrapePool), labels, values)) pool.collisions++;
   }
 
-  finish(dropped: DroppedTargets): TargetsSummary & { series: SeriesColumns } {
+  finish(dropped: DroppedTargets, warnings = 0): TargetsSummary & { series: SeriesColumns } {
     return {
       series: this.series,
       order: this.series.order(),
-      pools: this.pools.samples(dropped, this.options.perTarget),
+      pools: answerSamples(this.pools, dropped, warnings, this.options),
     };
   }
 }

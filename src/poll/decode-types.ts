@@ -51,6 +51,8 @@ export interface FastDecoded {
   facts?: ReplicaFacts;
   /** A few figures for the status page (convert/endpoint-summary.ts), as the reference path gives them. */
   summary?: EndpointSummary;
+  /** As DecodeResult's. */
+  warnings?: string[];
 }
 
 /** A fast path's result whose families were packed as they were written (exposition/pack.ts). */
@@ -123,6 +125,12 @@ export type DecodeResult = (
       summary?: EndpointSummary;
       /** Entries of the answer left out for repeating a series (convert/samples.ts); absent for none. */
       duplicates?: number;
+      /**
+       * The answer's warnings (Thanos Query: a store that did not answer), distinct, normalised and
+       * excerpted (convert/answer-warnings.ts); absent for none. The upstream's words: for the operator's
+       * log only, never a /probe client. Counted in promstatus_answer_warnings.
+       */
+      warnings?: string[];
     }
   | {
       ok: false;

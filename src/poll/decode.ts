@@ -105,6 +105,7 @@ function referencePath(text: string, endpoint: Endpoint, options: DecodeOptions)
     const families = renderSampleSet(samples, options.labelPrefix);
     const summary = summarizeSamples(samples, endpoint);
     const { duplicates } = samples;
+    const warnings = spec.warnings?.(parsed.data);
     return {
       ok: true,
       families,
@@ -112,6 +113,7 @@ function referencePath(text: string, endpoint: Endpoint, options: DecodeOptions)
       ...(facts ? { facts } : {}),
       ...(summary ? { summary } : {}),
       ...(duplicates ? { duplicates } : {}),
+      ...(warnings?.length ? { warnings } : {}),
     };
   } catch (error) {
     if (error instanceof InvalidPayloadError) return fail("invalid_payload", error.message);

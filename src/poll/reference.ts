@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Endpoint } from "../config/types.js";
 import { convertAlertmanagerStatus } from "../convert/alertmanager-status.js";
+import { answerWarnings } from "../convert/answer-warnings.js";
 import { convertPrometheusBuildInfo, prometheusBuildFacts } from "../convert/prometheus-build.js";
 import { convertPrometheusConfig, prometheusConfigFacts } from "../convert/prometheus-config.js";
 import { convertPrometheusFeatures } from "../convert/prometheus-features.js";
@@ -35,18 +36,28 @@ export interface ReferenceSpec<T = unknown> {
   convert(payload: T, options: ConvertOptions): SampleSet;
   /** What replicas of a group are compared by, from this endpoint's answer. */
   facts?(payload: T, options: ConvertOptions): ReplicaFacts;
+  /** The answer's warnings for the log (Thanos Query's), distinct and bounded (convert/answer-warnings.ts). */
+  warnings?(payload: T): string[];
 }
+
+const warningsOf = (payload: { warnings?: unknown }) => answerWarnings(payload.warnings).distinct;
 
 const spec = <T>(s: ReferenceSpec<T>) => s as ReferenceSpec<unknown>;
 
 const replicaLabels = (o: ConvertOptions) => o.replicaLabels ?? [];
 
 export const REFERENCE: Record<Endpoint, ReferenceSpec> = {
-  tsdb: spec({ schema: tsdbResponse, convert: (payload, o) => convertTsdb(payload, o.limit) }),
+  tsdb: spec({
+    schema: tsdbResponse,
+    convert: (payload, o) => convertTsdb(payload, o.limit, o.flavor),
+    warnings: (payload) => warningsOf(payload),
+  }),
   targets: spec({
     schema: targetsResponse,
-    convert: (payload, o) => convertTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels }),
+    convert: (payload, o) =>
+      convertTargets(payload, { perTarget: o.perTarget, extraLabels: o.targetLabels, flavor: o.flavor }),
     facts: (payload, o) => prometheusFacts(payload, o.targetLabels),
+    warnings: (payload) => warningsOf(payload),
   }),
   status: spec({
     schema: alertmanagerStatusResponse,

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { AnswerWarnings } from "../convert/answer-warnings.js";
 import { summarizeSamples } from "../convert/endpoint-summary.js";
 import { PoolCounts, seriesAtLeast } from "../convert/pool-counts.js";
 import { prometheusFacts } from "../convert/replica-facts.js";
 import { SeriesColumns } from "../convert/series-columns.js";
 import { TargetTable } from "../convert/target-table.js";
-import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
+import { answerSamples, PER_TARGET_FAMILIES, publishesDropped, type TargetsSummary } from "../convert/targets.js";
 import { type FamilyLines, isPacked, MEMBER_PLAIN_BYTES, PACK_MIN_BYTES } from "../exposition/pack.js";
 import { type KeepPieces, type KeptLines, renderTargetsKept } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
@@ -42,6 +43,7 @@ export class TargetsDecoder implements ChunkDecoder {
   private droppedPools = 0;
   private tooMany = false;
   private overLimit = false;
+  private readonly warnings = new AnswerWarnings();
 
   constructor(
     private readonly options: DecodeOptions,
@@ -78,16 +80,18 @@ export class TargetsDecoder implements ChunkDecoder {
       this.droppedPools++;
       overBudget();
     };
+    this.reader.onWarning = (text) => this.warnings.add(text);
   }
 
   private add(target: TargetRead): void {
-    const pool = this.pools.add(target.scrapePool, target.health, target.lastError);
+    const pool = this.pools.add(target);
     if (this.table?.add(target)) pool.collisions++;
     this.kept?.push(target.toActiveTarget());
   }
 
   private get seriesAtLeast(): number {
-    return seriesAtLeast(this.table?.size ?? 0, this.pools.size, this.options.perTarget);
+    const { perTarget, flavor } = this.options;
+    return seriesAtLeast(this.table?.size ?? 0, this.pools.size, perTarget, publishesDropped(flavor));
   }
 
   refusal() {
@@ -152,7 +156,7 @@ export class TargetsDecoder implements ChunkDecoder {
     const summary: TargetsSummary = {
       series: table ?? NO_SERIES,
       order: table ? table.finish() : new Uint32Array(0),
-      pools: this.pools.samples(scanned.data, this.options.perTarget),
+      pools: answerSamples(this.pools, scanned.data, this.warnings.count, this.options),
       sameAsLast: table && ((v) => table.sameAsLast(v)),
     };
     const { families, series } = renderTargetsKept(
@@ -166,7 +170,13 @@ export class TargetsDecoder implements ChunkDecoder {
     if (table && !table.sparse) this.memory?.keep(this.tableKey, table, table.bytes);
     // The pool counts are the reference path's samples of those families: the same summary.
     const counted = summarizeSamples(summary.pools, "targets");
-    const result = { families, series, ...(counted ? { summary: counted } : {}) };
+    const warnings = this.warnings.distinct;
+    const result = {
+      families,
+      series,
+      ...(counted ? { summary: counted } : {}),
+      ...(warnings.length ? { warnings } : {}),
+    };
     if (this.kept === undefined) return result;
     const payload = { ...scanned, data: { ...scanned.data, activeTargets: this.kept } };
     return { ...result, facts: prometheusFacts(payload, this.options.targetLabels) };

@@ -10,6 +10,9 @@ const nameValueList = z
   .nullish()
   .transform((list) => list ?? []);
 
+// A top-level `warnings` array (Thanos Query): kept as given, whatever it holds; its strings are counted.
+const answerWarnings = z.unknown().optional();
+
 export const tsdbResponse = z.object({
   status: z.literal("success"),
   data: z.object({
@@ -23,11 +26,16 @@ export const tsdbResponse = z.object({
         maxTime: z.number(),
       })
       .optional(),
+    // VictoriaMetrics instead of headStats: series and label pairs in the index of one day (today, UTC,
+    // unless `date` is asked; app/vmselect/prometheus/tsdb_status_response.qtpl, v1.79.5 through v1.150.0).
+    totalSeries: z.number().optional().catch(undefined),
+    totalLabelValuePairs: z.number().optional().catch(undefined),
     seriesCountByMetricName: nameValueList,
     labelValueCountByLabelName: nameValueList,
     memoryInBytesByLabelName: nameValueList,
     seriesCountByLabelValuePair: nameValueList,
   }),
+  warnings: answerWarnings,
 });
 export type TsdbResponse = z.infer<typeof tsdbResponse>;
 
@@ -121,6 +129,9 @@ export const targetsResponse = z.object({
     // truncates the list; filled only when dropped targets are shown (state "", "any" or "dropped").
     droppedTargetCounts: z.record(z.string(), z.number()).nullish(),
   }),
+  // Thanos Query: a store that failed the call (its targets are missing), HTTP 200 all the same
+  // (pkg/api/api.go Respond at v0.42.4). Only the strings are read (convert/answer-warnings.ts).
+  warnings: answerWarnings,
 });
 export type TargetsResponse = z.infer<typeof targetsResponse>;
 

@@ -61,7 +61,8 @@ class KeySet {
   }
 }
 
-const TOP = new KeySet(["status", "data"]);
+// `warnings`: Thanos Query's, beside data (pkg/api/api.go Respond at v0.42.4).
+const TOP = new KeySet(["status", "data", "warnings"]);
 const DATA = new KeySet(["activeTargets", "droppedTargets", "droppedTargetCounts"]);
 const TARGET_FIELDS = [
   "labels",
@@ -324,6 +325,19 @@ class Scanner {
         }
       } while (this.nextMember());
     return { scrapePool: pool ?? job ?? "" };
+  }
+
+  /** The strings of a `warnings` value, each to `onWarning`; anything else in it (or not a list) is passed. */
+  warnings(onWarning: (text: string) => void): void {
+    if (this.peek() !== OPEN_ARRAY) {
+      this.skipValue();
+      return;
+    }
+    if (this.enterArray())
+      do {
+        if (this.peek() === QUOTE) onWarning(this.string());
+        else this.skipValue();
+      } while (this.nextElement());
   }
 
   counts(): Record<string, number> {
@@ -682,6 +696,7 @@ enum Read {
   Counts,
   Target,
   DroppedTarget,
+  Warnings,
 }
 
 const isNumberStart = (c: number) => c === 0x2d || isDigit(c);
@@ -707,6 +722,8 @@ export class TargetsAnswerReader {
   private readonly dropped = new Map<string, number>();
   /** Called for each pool first met among the dropped targets (what the count keeps grows by one). */
   onDroppedPool: () => void = () => {};
+  /** Called for each string in the answer's top-level `warnings` (Thanos Query), in order. */
+  onWarning: (text: string) => void = () => {};
   private counts: Record<string, number> | null | undefined;
   /** The bytes of a value cut by a chunk's end, and how the value is to be read once whole. */
   private carry = Buffer.alloc(0);
@@ -818,6 +835,7 @@ export class TargetsAnswerReader {
     if (this.level === Level.Top) {
       if (k === 0) return this.whole(b, p, Read.Status);
       if (k === 1) return this.enter(c, OPEN_OBJECT, Level.Data, p);
+      if (k === 2) return this.whole(b, p, Read.Warnings);
       return this.whole(b, p, Read.Skip);
     }
     if (k < 0) return this.whole(b, p, Read.Skip);
@@ -915,6 +933,12 @@ export class TargetsAnswerReader {
         return s.activeTarget(this.target);
       case Read.DroppedTarget:
         return s.droppedTarget();
+      case Read.Warnings: {
+        // Handed over once the whole list was read: a list cut by a chunk's end is read again whole.
+        const texts: string[] = [];
+        s.warnings((text) => texts.push(text));
+        return texts;
+      }
       default:
         s.skipValue();
         return undefined;
@@ -951,6 +975,9 @@ export class TargetsAnswerReader {
       case Read.Target:
         // Handed over while the bytes its spans point into are still those read.
         if (value === true) this.onTarget(this.target);
+        return;
+      case Read.Warnings:
+        for (const text of value as string[]) this.onWarning(text);
         return;
       case Read.DroppedTarget: {
         const pool = (value as { scrapePool: string }).scrapePool;
