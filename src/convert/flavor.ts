@@ -94,14 +94,29 @@ function fromBuildinfo(body: unknown): Clue {
 
 /**
  * Mimir builds each tenant's Alertmanager API on a NilPeer (pkg/alertmanager/alertmanager.go):
- * status "ready" with no name and no peers. A real Alertmanager is "ready" only inside a gossip
- * cluster, which always has a name; without one it says "disabled".
+ * status "ready" with no name and no peers. A real Alertmanager is "ready" or "settling" only inside a
+ * gossip cluster, which always has a name and lists itself among the peers; without one it says
+ * "disabled" (api/v2/api.go getStatusHandler).
  */
 function fromAlertmanagerStatus(body: unknown): Clue {
   if (!isRecord(body) || !isRecord(body.cluster)) return undefined;
   const { name, status, peers } = body.cluster;
-  const noPeers = peers === undefined || peers === null || (Array.isArray(peers) && peers.length === 0);
-  return status === "ready" && (name === undefined || name === "") && noPeers ? "mimir" : undefined;
+  if (typeof status !== "string") return undefined;
+  if (peers !== undefined && peers !== null && !Array.isArray(peers)) return undefined;
+  const named = typeof name === "string" && name !== "";
+  return fromCluster({ status, peers: Array.isArray(peers) ? peers.length : 0, named });
+}
+
+/**
+ * The same from the few figures kept of a status answer (its cluster status and peer count):
+ * `named` when the name is known; a peer count of one or more means a gossip cluster, which has one.
+ */
+export function fromCluster(cluster: { status: string; peers: number; named?: boolean }): Flavor | undefined {
+  const named = cluster.named ?? cluster.peers > 0;
+  if (cluster.status === "ready" && !named && cluster.peers === 0) return "mimir";
+  if (cluster.status === "disabled" || ((cluster.status === "ready" || cluster.status === "settling") && named))
+    return "prometheus";
+  return undefined;
 }
 
 function fromRefusal(refusal: FlavorEvidence["refusal"]): Clue {

@@ -1,6 +1,7 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import { type EndpointSummary, summarizeSamples } from "../convert/endpoint-summary.js";
 import { POLL } from "../convert/families.js";
+import type { Flavor } from "../convert/flavor.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";
@@ -11,6 +12,7 @@ import { type DecodePool, decodePool } from "./decode-pool.js";
 import type { DecodeOptions, RequestTiming } from "./decode-types.js";
 import type { PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS, supportedSample } from "./endpoints.js";
+import { answerClue, clusterClue, type FlavorClue, refusalClue, TAIL_BYTES, targetsEndClue } from "./flavor-clues.js";
 import { overSeriesLimit } from "./series-limit.js";
 
 export type PollOutcome =
@@ -33,19 +35,31 @@ export type PollOutcome =
       fallback?: boolean;
       /** Entries of the answer left out for repeating a series. */
       duplicates?: number;
+      /** What the answer says the server is (flavor-clues.ts), if it says. */
+      clue?: FlavorClue;
     }
-  | { ok: false; error: PollError; durationSeconds: number; finishedAt: number; fallback?: boolean };
+  | {
+      ok: false;
+      error: PollError;
+      durationSeconds: number;
+      finishedAt: number;
+      fallback?: boolean;
+      /** What the error answer says the server is (vmagent's refusal of a path, Mimir's missing tenant). */
+      clue?: FlavorClue;
+    };
 
 /**
  * Fetches, validates, converts and renders one endpoint of one source, all within the source's
  * timeout (a decode still running then is abandoned). Never throws. `decoder`: the threads to decode
- * on (probes have their own, so they never hold up a scheduled source).
+ * on (probes have their own, so they never hold up a scheduled source). `detected`: the flavor earlier
+ * answers of the source told (a configured one wins), for the converters.
  */
 export async function pollEndpoint(
   source: SourceConfig,
   endpoint: Endpoint,
   signal?: AbortSignal,
   decoder: DecodePool = decodePool,
+  detected?: Flavor,
 ): Promise<PollOutcome> {
   const spec = ENDPOINTS[endpoint];
   const labelPrefix = sourceLabelPrefix(source);
@@ -72,6 +86,9 @@ export async function pollEndpoint(
     labelPrefix,
     maxBytes: source.maxResponseBytes,
   };
+  const flavor = source.flavor ?? detected;
+  if (flavor !== undefined) options.flavor = flavor;
+  let clue: FlavorClue | undefined;
   /** A whole answer fetched and decoded; `reference` skips the streaming reader. */
   const whole = async (reference: boolean): Promise<[PackedResult, Received]> => {
     // No more is read than the decoder could parse: the rest would be downloaded only to be refused.
@@ -90,6 +107,8 @@ export async function pollEndpoint(
         beforeKeeping: share.take,
       });
       const request: RequestTiming = { startedMs, finishedMs: Date.now() };
+      // Before the decoder has it: the body may move to its thread.
+      clue = answerClue(endpoint, body, received.encoding);
       const result = await decoder.decode(
         { endpoint, body, encoding: received.encoding, options: { ...options, request }, reference },
         timeLeft(),
@@ -102,7 +121,9 @@ export async function pollEndpoint(
   let fallback = false;
   try {
     let [result, received] = spec.stream
-      ? await streamed(decoder, url, fetchOptions(), endpoint, options, timeLeft)
+      ? await streamed(decoder, url, fetchOptions(), endpoint, options, timeLeft, (tail) => {
+          clue = targetsEndClue(tail);
+        })
       : await whole(false);
     if (result === "gave-up") {
       // The streaming reader met something it does not handle: the answer is fetched again and the
@@ -116,6 +137,7 @@ export async function pollEndpoint(
     const over = overSeriesLimit(series, source.seriesLimit);
     if (over) throw new PollError(over.reason, over.message);
     const { statusCode, bytes, encoding } = received;
+    clue ??= endpoint === "status" ? clusterClue(summary) : undefined;
     return {
       ok: true,
       // The server has the endpoint: said beside its series (the exporter's own, not counted in `series`).
@@ -125,11 +147,14 @@ export async function pollEndpoint(
       ...(facts ? { facts } : {}),
       ...(summary ? { summary } : {}),
       ...(duplicates ? { duplicates } : {}),
+      ...(clue ? { clue } : {}),
       fallback,
       ...finish(),
     };
   } catch (error) {
     const pollError = error instanceof PollError ? error : classifyError(error);
+    // An answer read well that failed later (its shape, a limit) still told what it came from.
+    clue ??= refusalClue(spec.path, pollError);
     const recognised = spec.recognise?.(pollError);
     if (recognised) {
       const { samples, notice } = recognised;
@@ -140,10 +165,11 @@ export async function pollEndpoint(
         series: samples.size,
         notice,
         ...(summary ? { summary } : {}),
+        ...(clue ? { clue } : {}),
         ...finish(),
       };
     }
-    return { ok: false, error: pollError, fallback, ...finish() };
+    return { ok: false, error: pollError, fallback, ...(clue ? { clue } : {}), ...finish() };
   }
 }
 
@@ -151,7 +177,11 @@ function supportedLines(endpoint: Endpoint, labelPrefix: string): Uint8Array {
   return renderSamples(POLL.supported.name, labelPrefix, supportedSample(endpoint, true).get(POLL.supported.name));
 }
 
-/** The answer streamed to a decoder thread as it arrives; "gave-up" when its reader gave up on it. */
+/**
+ * The answer streamed to a decoder thread as it arrives; "gave-up" when its reader gave up on it.
+ * `onTail` gets the answer's last bytes (TAIL_BYTES at most, copied as the chunks pass: a chunk may move
+ * to the decoder's thread).
+ */
 async function streamed(
   decoder: DecodePool,
   url: string,
@@ -159,15 +189,26 @@ async function streamed(
   endpoint: Endpoint,
   options: DecodeOptions,
   timeLeft: () => number,
+  onTail: (tail: string) => void,
 ): Promise<[PackedResult | "gave-up", Received]> {
   const stream = decoder.openStream(endpoint, options);
   let received: Received;
+  const tail: Buffer[] = [];
+  let tailBytes = 0;
   try {
-    received = await streamBody(url, fetchOptions, (chunk) => stream.write(chunk));
+    received = await streamBody(url, fetchOptions, (chunk) => {
+      const end = Buffer.from(chunk.subarray(Math.max(0, chunk.length - TAIL_BYTES)));
+      tail.push(end);
+      tailBytes += end.length;
+      // Pieces no longer needed for the last TAIL_BYTES go.
+      while (tailBytes - (tail[0]?.length ?? 0) >= TAIL_BYTES) tailBytes -= tail.shift()?.length ?? 0;
+      return stream.write(chunk);
+    });
   } catch (error) {
     stream.abort();
     throw error;
   }
+  onTail(Buffer.concat(tail).subarray(-TAIL_BYTES).toString("latin1"));
   const end = await stream.end(timeLeft());
   return [end.gaveUp ? "gave-up" : end.result, received];
 }

@@ -1,8 +1,10 @@
 import { redactUrl } from "../config/redact-url.js";
 import { type Endpoint, endpointsOf, type ModuleConfig, type SourceConfig } from "../config/types.js";
+import { flavorFits } from "../convert/flavor.js";
 import { plainText } from "../exposition/unpack.js";
 import { probeDecodePool } from "../poll/decode-pool.js";
 import { requestUrl } from "../poll/endpoints.js";
+import { pollClue } from "../poll/flavor-clues.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import { assembleExposition } from "../publish/render.js";
 import { applyOutcome, type SourceState } from "../publish/source-state.js";
@@ -88,6 +90,7 @@ export function probeSource(module: ModuleConfig, target: string, timeoutMs: num
   return {
     name: redactUrl(target),
     kind: module.kind,
+    ...(module.flavor === undefined ? {} : { flavor: module.flavor }),
     ...(module.group === undefined ? {} : { group: module.group }),
     url: withoutTrailingSlashes(target),
     labels: {},
@@ -139,6 +142,10 @@ export async function runProbe(
     config: source,
     endpoints: new Map(endpoints.map(({ endpoint, outcome }) => [endpoint, applyOutcome(undefined, outcome)])),
   };
+  // Without a configured flavor, the probe's own answers tell it, for its info series only: a probe
+  // keeps nothing from one to the next, so its answers were read with the rules of every flavor.
+  const told = pollClue(polled.map(({ endpoint, outcome }) => ({ endpoint, clue: outcome.clue })))?.flavor;
+  if (source.flavor === undefined && told !== undefined && flavorFits(source.kind, told)) state.flavor = told;
   return {
     module,
     target: source.name,

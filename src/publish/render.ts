@@ -1,9 +1,9 @@
-import { GROUP_FAMILIES, POLL, SOURCE_FAMILIES } from "../convert/families.js";
+import { GROUP_FAMILIES, POLL, SOURCE, SOURCE_FAMILIES } from "../convert/families.js";
 import type { Sample } from "../convert/samples.js";
 import { type Families, type FamilyLines, plainLength } from "../exposition/pack.js";
 import { familyHeader, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";
 import { ENDPOINTS } from "../poll/endpoints.js";
-import type { SourceState } from "./source-state.js";
+import { flavorOf, type SourceState } from "./source-state.js";
 
 /**
  * The exposition of every source: each family's HELP and TYPE, then its lines from every source.
@@ -19,8 +19,14 @@ export function assembleExposition(sources: Iterable<SourceState>, groups: Itera
   const add = (name: string, chunk: FamilyLines) => {
     if (plainLength(chunk) > 0) chunks.get(name)?.push(chunk);
   };
-  for (const { config, endpoints } of sources) {
+  for (const state of sources) {
+    const { config, endpoints } = state;
     const prefix = sourceLabelPrefix(config);
+    // What the source is, from the start (flavor unknown until configured or told by its answers).
+    add(
+      SOURCE.info.name,
+      renderSamples(SOURCE.info.name, prefix, [{ labels: { kind: config.kind, flavor: flavorOf(state) }, value: 1 }]),
+    );
     const poll = new Map<string, Sample[]>(Object.values(POLL).map((f) => [f.name, []]));
     for (const [endpoint, state] of endpoints) {
       poll.get(POLL.up.name)?.push({ labels: { endpoint }, value: state.up });

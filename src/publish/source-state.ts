@@ -1,5 +1,6 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
+import type { Flavor } from "../convert/flavor.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import { type Families, sameLines } from "../exposition/pack.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
@@ -43,6 +44,8 @@ export interface EndpointState {
 
 export interface SourceState {
   config: SourceConfig;
+  /** The flavor its answers told (schedule/flavor-detection.ts); a configured one is the config's. */
+  flavor?: Flavor;
   /** Endpoints in poll order; an endpoint appears once its first poll has finished. */
   endpoints: Map<Endpoint, EndpointState>;
 }
@@ -106,4 +109,9 @@ export function applyOutcome(previous: EndpointState | undefined, outcome: PollO
     facts: undefined,
     summary: undefined,
   };
+}
+
+/** The flavor in effect for the info series and the status page: configured, detected, or unknown. */
+export function flavorOf(state: Pick<SourceState, "config" | "flavor">): Flavor | "unknown" {
+  return state.config.flavor ?? state.flavor ?? "unknown";
 }

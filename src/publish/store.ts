@@ -2,6 +2,7 @@ import { promisify } from "node:util";
 import { constants, gzip } from "node:zlib";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import type { Flavor } from "../convert/flavor.js";
 import { type FamilyLines, isPacked, plainLength } from "../exposition/pack.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
@@ -68,10 +69,27 @@ export class SourceStore {
     const source = this.sources.get(config.name);
     if (!source || source.config !== config) return;
     source.endpoints.set(endpoint, applyOutcome(source.endpoints.get(endpoint), outcome));
-    // Only this source's group is compared again.
+    this.regroup(config);
+    this.changed();
+  }
+
+  /** Compares this source's group again (only its own). */
+  private regroup(config: SourceConfig): void {
     const group =
       config.group === undefined ? undefined : groupViews(this.sources.values(), config.group).get(config.group);
     if (group) this.groups.set(group.name, renderGroup(group));
+  }
+
+  /**
+   * Sets what a source's answers told it is, unless the source was removed or changed meanwhile. Its
+   * group is compared again: what is compared depends on the flavor (replica-group.ts).
+   */
+  setFlavor(config: SourceConfig, flavor: Flavor | undefined): void {
+    const source = this.sources.get(config.name);
+    if (!source || source.config !== config || source.flavor === flavor) return;
+    if (flavor === undefined) delete source.flavor;
+    else source.flavor = flavor;
+    this.regroup(config);
     this.changed();
   }
 

@@ -1,10 +1,13 @@
 import type { Logger } from "pino";
 import { sameSource } from "../config/same-source.js";
-import { endpointsOf, type SourceConfig } from "../config/types.js";
-import { pollEndpoint } from "../poll/poll-endpoint.js";
+import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
+import type { Flavor } from "../convert/flavor.js";
+import { pollClue } from "../poll/flavor-clues.js";
+import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
 import { operatorDetail } from "../upstream/poll-error.js";
 import { FailureHints } from "./failure-hints.js";
+import { FlavorDetection } from "./flavor-detection.js";
 import { startTicks, type Ticks } from "./ticks.js";
 
 interface SourceJob {
@@ -18,6 +21,8 @@ interface SourceJob {
   noticed: Set<string>;
   /** Explains this source's failures (the request, and which setting to look at). */
   hints: FailureHints;
+  /** What its answers said it is (flavor), kept from poll to poll. */
+  detection: FlavorDetection;
 }
 
 /**
@@ -75,6 +80,7 @@ export class Scheduler {
       firstPollDone: false,
       noticed: new Set(),
       hints: new FailureHints(config),
+      detection: new FlavorDetection(config, this.log),
     };
     void this.poll(job);
     return job;
@@ -103,11 +109,13 @@ export class Scheduler {
     const source = job.config;
     const signal = AbortSignal.any([this.stopping.signal, job.abort.signal]);
     const endpoints = endpointsOf(source);
-    const polled = await Promise.all(endpoints.map((e) => pollEndpoint(source, e, signal)));
+    const polled = await this.pollEndpoints(job, endpoints, signal);
     if (signal.aborted) return; // stopped or reloaded away: an aborted poll says nothing about the source
     const outcomes = await job.hints.explain(endpoints, polled, signal);
     if (signal.aborted) return;
+    job.detection.take(pollClue(endpoints.map((endpoint, i) => ({ endpoint, clue: outcomes[i]?.clue }))));
     // Record all endpoints in one synchronous step: a scrape sees the source before or after, never between.
+    this.store.setFlavor(source, job.detection.flavor);
     endpoints.forEach((endpoint, i) => {
       const outcome = outcomes[i];
       if (!outcome) return;
@@ -128,5 +136,23 @@ export class Scheduler {
         );
       }
     });
+  }
+
+  /**
+   * Polls the endpoints at once, each read as the source's flavor in effect. While that is unknown,
+   * buildinfo (which tells every flavor apart, and is a few hundred bytes) goes first, so that the
+   * other answers of the same poll are already read as what the server is.
+   */
+  private async pollEndpoints(job: SourceJob, endpoints: Endpoint[], signal: AbortSignal): Promise<PollOutcome[]> {
+    const source = job.config;
+    let flavor: Flavor | undefined = job.detection.inEffect;
+    let first: PollOutcome | undefined;
+    if (flavor === undefined && endpoints.length > 1 && endpoints.includes("buildinfo")) {
+      first = await pollEndpoint(source, "buildinfo", signal);
+      flavor = job.detection.fitting(first.clue);
+    }
+    return Promise.all(
+      endpoints.map((e) => (e === "buildinfo" && first ? first : pollEndpoint(source, e, signal, undefined, flavor))),
+    );
   }
 }

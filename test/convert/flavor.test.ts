@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectFlavor, fromVictoriaMetricsFamily } from "../../src/convert/flavor.js";
+import { detectFlavor, fromCluster, fromVictoriaMetricsFamily } from "../../src/convert/flavor.js";
 import { fixtureJson, fixtureText } from "../helpers/fixtures.js";
 
 // Real answers: backends/victoriametrics-1.79 and backends/prometheus-2.42 (scripts/capture-backend-fixtures.sh),
@@ -94,13 +94,21 @@ describe("detectFlavor: Mimir", () => {
     expect(detectFlavor({ alertmanagerStatus: json("mimir-3.1/alertmanager-status.json") })).toBe("mimir");
   });
 
-  it("does not take a real Alertmanager, clustered or alone, for Mimir", () => {
+  it("takes a real Alertmanager, clustered (ready, settling) or alone (disabled), for the Prometheus project's", () => {
     for (const path of [
       "upstream/alertmanager-status-clustered.json",
       "upstream/alertmanager-status-standalone.json",
       "upstream/groups/alertmanager-split-0.json",
     ])
-      expect(detectFlavor({ alertmanagerStatus: fixtureJson(path) }), path).toBeUndefined();
+      expect(detectFlavor({ alertmanagerStatus: fixtureJson(path) }), path).toBe("prometheus");
+  });
+
+  it("tells them apart from the figures kept of a status answer (status and peer count)", () => {
+    expect(fromCluster({ status: "ready", peers: 0 })).toBe("mimir");
+    expect(fromCluster({ status: "ready", peers: 3 })).toBe("prometheus");
+    expect(fromCluster({ status: "settling", peers: 1 })).toBe("prometheus");
+    expect(fromCluster({ status: "disabled", peers: 0 })).toBe("prometheus");
+    expect(fromCluster({ status: "something-new", peers: 0 })).toBeUndefined();
   });
 
   it("knows Mimir by its buildinfo's application and by the missing tenant's refusal", () => {
