@@ -1,4 +1,5 @@
 import { GROUP } from "./families.js";
+import type { Flavor } from "./flavor.js";
 import { type AlertmanagerFacts, HEALTH, type PrometheusFacts, type ReplicaFacts } from "./replica-facts.js";
 import { SampleSet } from "./samples.js";
 
@@ -24,7 +25,24 @@ export interface GroupMember {
    * successful poll (undefined when that poll failed or the server lacks the endpoint).
    */
   digests?: ReadonlyMap<DigestName, string | undefined>;
+  /** The server behind the API, configured or detected; undefined while unknown. */
+  flavor?: Flavor | undefined;
 }
+
+/**
+ * Whether the member is in a gossip cluster whose views can be compared. Mimir builds each tenant's
+ * Alertmanager on a NilPeer (pkg/alertmanager/alertmanager.go, 3.1): ready, no name, no peers, and its
+ * replicas sync over Mimir's ring; compared as gossip peers, each would miss all the others.
+ */
+export const gossips = (member: Pick<GroupMember, "flavor">) => member.flavor !== "mimir";
+
+/**
+ * Whether the member's version says which release it runs. VictoriaMetrics' buildinfo has no version
+ * (1.79: `data: {}`) or a fixed "2.24.0" for Grafana (1.96+, app/vmselect/main.go); vmagent has no
+ * buildinfo; Mimir's Alertmanager leaves prometheus/common's version empty (its own is elsewhere).
+ */
+export const tellsVersion = (member: Pick<GroupMember, "flavor">) =>
+  member.flavor !== "victoriametrics" && member.flavor !== "vmagent" && member.flavor !== "mimir";
 
 /**
  * Samples of one replica group: membership, then the comparison of the members that answered. A member
@@ -36,7 +54,8 @@ export function compareGroup(kind: "prometheus" | "alertmanager", members: reado
   out.add(GROUP.sourcesUp.name, {}, members.filter((m) => m.up).length);
   if (kind === "alertmanager") {
     const answering = members.flatMap((m) => (m.facts?.kind === "alertmanager" ? [{ ...m, facts: m.facts }] : []));
-    compareAlertmanagers(answering, out);
+    // A group of Mimir Alertmanagers only: no gossip cluster, so no views or missing peers at all.
+    compareAlertmanagers(answering, out, members.some(gossips), members.some(tellsVersion));
   } else {
     const answering = members.flatMap((m) => (m.facts?.kind === "prometheus" ? [{ ...m, facts: m.facts }] : []));
     comparePrometheuses(answering, out);
@@ -47,12 +66,13 @@ export function compareGroup(kind: "prometheus" | "alertmanager", members: reado
 
 /**
  * Distinct values of each digest among the members that gave one; a digest no member polls is left
- * out (no series), one that every member failed to give counts 0.
+ * out (no series), one that every member failed to give counts 0. A member whose version says nothing
+ * (tellsVersion) is left out of the versions, as if it did not poll buildinfo.
  */
 function digestVersions(members: readonly GroupMember[]): Map<DigestName, number> {
   const counts = new Map<DigestName, number>();
   for (const name of Object.keys(DIGESTS) as DigestName[]) {
-    const polled = members.filter((m) => m.digests?.has(name));
+    const polled = members.filter((m) => m.digests?.has(name) && (name !== "version" || tellsVersion(m)));
     if (polled.length === 0) continue;
     const values = new Set(polled.flatMap((m) => m.digests?.get(name) ?? []));
     counts.set(name, values.size);
@@ -64,11 +84,12 @@ function digestVersions(members: readonly GroupMember[]): Map<DigestName, number
 export function groupDifferences(kind: "prometheus" | "alertmanager", members: readonly GroupMember[]): string[] {
   const differs: string[] = [];
   if (kind === "alertmanager") {
-    const facts = members.flatMap((m) => (m.facts?.kind === "alertmanager" ? [m.facts] : []));
-    const distinct = (value: (f: AlertmanagerFacts) => string) => new Set(facts.map(value)).size;
-    if (distinct((f) => f.peers.join("\n")) > 1) differs.push("cluster views");
-    if (distinct((f) => f.configSha256) > 1) differs.push("config");
-    if (distinct((f) => f.version) > 1) differs.push("versions");
+    const answering = members.flatMap((m) => (m.facts?.kind === "alertmanager" ? [{ ...m, facts: m.facts }] : []));
+    const distinct = (among: typeof answering, value: (f: AlertmanagerFacts) => string) =>
+      new Set(among.map((m) => value(m.facts))).size;
+    if (distinct(answering.filter(gossips), (f) => f.peers.join("\n")) > 1) differs.push("cluster views");
+    if (distinct(answering, (f) => f.configSha256) > 1) differs.push("config");
+    if (distinct(answering.filter(tellsVersion), (f) => f.version) > 1) differs.push("versions");
     return differs;
   }
   const sets = members.flatMap((m) => (m.facts?.kind === "prometheus" ? [m.facts.targets] : []));
@@ -77,26 +98,39 @@ export function groupDifferences(kind: "prometheus" | "alertmanager", members: r
   return differs;
 }
 
-function compareAlertmanagers(members: { source: string; facts: AlertmanagerFacts }[], out: SampleSet): void {
-  const distinct = (value: (f: AlertmanagerFacts) => string) => new Set(members.map((m) => value(m.facts))).size;
-  out.add(
-    GROUP.clusterViews.name,
-    {},
-    distinct((f) => f.peers.join("\n")),
-  );
+/**
+ * The answering members compared. `gossip`: some member of the group is in a gossip cluster (views and
+ * missing peers are compared among those only); `versioned`: some member's version says its release.
+ */
+function compareAlertmanagers(
+  members: (GroupMember & { facts: AlertmanagerFacts })[],
+  out: SampleSet,
+  gossip: boolean,
+  versioned: boolean,
+): void {
+  const distinct = (among: typeof members, value: (f: AlertmanagerFacts) => string) =>
+    new Set(among.map((m) => value(m.facts))).size;
+  const peers = members.filter(gossips);
+  if (gossip)
+    out.add(
+      GROUP.clusterViews.name,
+      {},
+      distinct(peers, (f) => f.peers.join("\n")),
+    );
   out.add(
     GROUP.configVersions.name,
     {},
-    distinct((f) => f.configSha256),
+    distinct(members, (f) => f.configSha256),
   );
-  out.add(
-    GROUP.versions.name,
-    {},
-    distinct((f) => f.version),
-  );
-  for (const member of members) {
+  if (versioned)
+    out.add(
+      GROUP.versions.name,
+      {},
+      distinct(members.filter(tellsVersion), (f) => f.version),
+    );
+  for (const member of peers) {
     const sees = new Set(member.facts.peers);
-    const missing = members.filter((other) => other !== member && !sees.has(other.facts.peerName)).length;
+    const missing = peers.filter((other) => other !== member && !sees.has(other.facts.peerName)).length;
     out.add(GROUP.missingPeers.name, { source: member.source }, missing);
   }
 }

@@ -5,7 +5,9 @@ import {
   DIGESTS,
   type DigestName,
   type GroupMember,
+  gossips,
   groupDifferences,
+  tellsVersion,
 } from "../convert/replica-group.js";
 import { labelPrefix, renderSampleSet } from "../exposition/text-format.js";
 import type { RenderedFamilies } from "../poll/decode.js";
@@ -37,7 +39,8 @@ function digestsOf(state: SourceState, endpoints: readonly Endpoint[]): Map<Dige
 function memberOf(state: SourceState): GroupMember & { state: SourceState } {
   const endpoints = endpointsOf(state.config);
   const up = endpoints.length > 0 && endpoints.every((e) => state.endpoints.get(e)?.up === 1);
-  const member = { source: state.config.name, up, facts: factsOf(state), state };
+  const flavor = state.config.flavor ?? state.flavor;
+  const member = { source: state.config.name, up, facts: factsOf(state), state, ...(flavor ? { flavor } : {}) };
   return state.config.kind === "prometheus" ? { ...member, digests: digestsOf(state, endpoints) } : member;
 }
 
@@ -96,8 +99,10 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 /** Peer names shown in a member's view; a larger cluster is summed up after them. */
 const PEERS_SHOWN = 10;
 
-function describeView(facts: ReplicaFacts | undefined): string {
+function describeView(member: GroupMember): string {
+  const { facts } = member;
   if (facts === undefined || facts.kind === "digest") return "no answer";
+  if (facts.kind === "alertmanager" && !gossips(member)) return "no gossip cluster (Mimir syncs over its ring)";
   if (facts.kind === "prometheus") {
     let down = 0;
     for (const h of facts.health) if (h === HEALTH.down) down++;
@@ -114,24 +119,26 @@ export function groupTables(views: Iterable<GroupView>): GroupTable[] {
     name,
     kind,
     differences: groupDifferences(kind, members),
-    members: members.map(({ source, up, facts, digests, state }): GroupMemberRow => {
+    members: members.map((member): GroupMemberRow => {
+      const { source, up, facts, digests, state } = member;
       const successes = [...state.endpoints.values()].map((e) => e.lastSuccessSeconds);
       const polled = successes.length > 0 && successes.every((t) => t !== undefined);
       const row = {
         source,
         up,
         lastSuccessSeconds: polled ? Math.min(...(successes as number[])) : undefined,
-        view: describeView(facts),
+        view: describeView(member),
         configHashPrefix: facts?.kind === "alertmanager" ? facts.configSha256.slice(0, 12) : undefined,
       };
-      if (facts?.kind === "alertmanager") return { ...row, version: facts.version };
+      // A version that says nothing of the release (replica-group.ts tellsVersion) is not shown.
+      if (facts?.kind === "alertmanager") return tellsVersion(member) ? { ...row, version: facts.version } : row;
       if (digests === undefined) return row;
       return {
         ...row,
         configHashPrefix: digests.get("config")?.slice(0, 12),
         rulesHashPrefix: digests.get("rules")?.slice(0, 12),
         flagsHashPrefix: digests.get("flags")?.slice(0, 12),
-        version: digests.get("version"),
+        ...(tellsVersion(member) ? { version: digests.get("version") } : {}),
       };
     }),
   }));

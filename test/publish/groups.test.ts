@@ -5,7 +5,7 @@ import { groupTables, groupViews } from "../../src/publish/groups.js";
 import type { EndpointState, SourceState } from "../../src/publish/source-state.js";
 import { type AlertmanagerStatusResponse, alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { sourceConfig } from "../helpers/config.js";
-import { upstreamFixture } from "../helpers/fixtures.js";
+import { fixtureJson, upstreamFixture } from "../helpers/fixtures.js";
 
 // The group table the status page shows, from the sources' states as the store keeps them.
 
@@ -78,5 +78,30 @@ describe("groupTables", () => {
     expect(row?.version).toBe(status.versionInfo?.version);
     expect(row?.view).toMatch(/^12 peers: peer-00, .*peer-09 and 2 more$/);
     expect(row?.view).not.toContain("peer-10");
+  });
+
+  it("tells no cluster and no version of Mimir members, and no version of VictoriaMetrics ones: their differences are not counted", () => {
+    const mimir = alertmanagerFacts(
+      alertmanagerStatusResponse.parse(fixtureJson("backends/mimir-3.1/alertmanager-status.json")),
+    );
+    const tenant = (name: string, flavor?: "mimir"): SourceState => ({
+      config: sourceConfig({ name, kind: "alertmanager", group: "mimir-am" }),
+      endpoints: new Map([["status", polled(mimir)]]),
+      ...(flavor ? { flavor } : {}),
+    });
+    const [table] = groupTables(groupViews([tenant("m-0", "mimir"), tenant("m-1", "mimir")]).values());
+    expect(table?.members.map((m) => [m.view, m.version])).toEqual([
+      ["no gossip cluster (Mimir syncs over its ring)", undefined],
+      ["no gossip cluster (Mimir syncs over its ring)", undefined],
+    ]);
+    expect(table?.differences).toEqual([]);
+
+    const vm = (name: string, version: string): SourceState => ({
+      ...prometheus(name, "a".repeat(64), version),
+      flavor: "victoriametrics",
+    });
+    const [vms] = groupTables(groupViews([vm("vm-a", ""), vm("vm-b", "2.24.0")]).values());
+    expect(vms?.differences).toEqual([]);
+    expect(vms?.members.map((m) => m.version)).toEqual([undefined, undefined]);
   });
 });
