@@ -59,39 +59,55 @@ export const POLL = {
   ),
 } as const;
 
+// A Thanos Query source's tsdb figures carry aggregation="sum_over_stores" (convert/tsdb.ts): the label
+// is listed so that no static label may take its name.
+const SUMMED = ["aggregation"] as const;
+
 export const TSDB = {
-  headSeries: family("promstatus_tsdb_head_series", "Series in the TSDB head (headStats.numSeries)."),
-  headChunks: family("promstatus_tsdb_head_chunks", "Chunks in the TSDB head (headStats.chunkCount)."),
+  headSeries: family("promstatus_tsdb_head_series", "Series in the TSDB head (headStats.numSeries).", SUMMED),
+  headChunks: family("promstatus_tsdb_head_chunks", "Chunks in the TSDB head (headStats.chunkCount).", SUMMED),
   headMinTime: family(
     "promstatus_tsdb_head_min_time_seconds",
     "Oldest sample time in the TSDB head; absent when the head is empty.",
+    SUMMED,
   ),
   headMaxTime: family(
     "promstatus_tsdb_head_max_time_seconds",
     "Newest sample time in the TSDB head; absent when the head is empty.",
+    SUMMED,
   ),
-  metricSeries: family("promstatus_tsdb_metric_series", "Head series per metric name (top entries).", ["metric_name"]),
-  labelValues: family("promstatus_tsdb_label_values", "Distinct values per label name (top entries).", ["label_name"]),
+  metricSeries: family("promstatus_tsdb_metric_series", "Head series per metric name (top entries).", [
+    "metric_name",
+    ...SUMMED,
+  ]),
+  labelValues: family("promstatus_tsdb_label_values", "Distinct values per label name (top entries).", [
+    "label_name",
+    ...SUMMED,
+  ]),
   labelMemory: family(
     "promstatus_tsdb_label_memory_bytes",
     "Memory used by the values of each label name (top entries).",
-    ["label_name"],
+    ["label_name", ...SUMMED],
   ),
   labelPairSeries: family("promstatus_tsdb_label_pair_series", "Head series per label name/value pair (top entries).", [
     "label_name",
     "label_value",
+    ...SUMMED,
   ]),
   headLabelPairs: family(
     "promstatus_tsdb_head_label_pairs",
     "Distinct label name/value pairs in the TSDB head (headStats.numLabelPairs); absent where not reported.",
+    SUMMED,
   ),
   daySeries: family(
     "promstatus_tsdb_day_series",
     "Series in the index for the current day (VictoriaMetrics' totalSeries); not a head count.",
+    SUMMED,
   ),
   dayLabelPairs: family(
     "promstatus_tsdb_day_label_pairs",
     "Distinct label name/value pairs in the index for the current day (VictoriaMetrics' totalLabelValuePairs).",
+    SUMMED,
   ),
   agentMode: family(
     "promstatus_prometheus_agent_mode",

@@ -1,7 +1,8 @@
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import { POLL, PROMETHEUS } from "../convert/families.js";
+import type { Flavor } from "../convert/flavor.js";
 import { SampleSet } from "../convert/samples.js";
-import { agentModeSamples } from "../convert/tsdb.js";
+import { agentModeSamples, VICTORIAMETRICS_MAX_TOP_N } from "../convert/tsdb.js";
 import type { PollError } from "../upstream/poll-error.js";
 import type { ChunkDecoder, DecodeOptions, DecoderMemory } from "./decode-types.js";
 import { TargetsDecoder } from "./targets-fast-path.js";
@@ -18,7 +19,11 @@ export interface Recognised {
 /** How one endpoint is asked for and read as it streams (its reference path: reference.ts). */
 export interface EndpointSpec {
   path: string;
-  searchParams(source: SourceConfig): Record<string, string> | undefined;
+  /**
+   * The query the endpoint is asked with. `flavor`: the flavor in effect (configured or detected, as in
+   * ConvertOptions.flavor); absent: the source's configured one, if any.
+   */
+  searchParams(source: SourceConfig, flavor?: Flavor): Record<string, string> | undefined;
   /**
    * A streaming way from the answer's bytes to its rendered lines, for its common shape: chunks are read
    * as they arrive, and the result is that of the reference path (JSON.parse, schema, convert, facts,
@@ -39,6 +44,18 @@ const agentRefusal = (error: PollError) => error.status === 422 && AGENT_REFUSAL
 // with exactly this text (api.go: Register wraps them in api.ready, which is testReady).
 const NOT_READY_TEXT = "Service Unavailable";
 const readinessGate = (error: PollError) => error.status === 503 && error.upstreamText === NOT_READY_TEXT;
+
+// vmagent has neither a TSDB nor a buildinfo route: lib/httpserver/httpserver.go answers any path it
+// does not serve with HTTP 400 `unsupported path requested: "<path>"` (a text/plain line), up to
+// v1.121 after `remoteAddr: "<addr>"; requestURI: <uri>; ` (from v1.122.0 that goes to its log only).
+// Captured from Debian's vmagent 1.79.5 (test/fixtures/backends/victoriametrics-1.79/vmagent-tsdb.txt).
+const vmagentRefusal = (error: PollError, path: string) =>
+  error.status === 400 &&
+  /(?:^|; )unsupported path requested: "([^"]*)"/.exec(error.upstreamText ?? "")?.[1]?.endsWith(path) === true;
+
+const vmagentNotice = (endpoint: Endpoint, path: string) =>
+  `this server answers like vmagent, which has no ${path} (HTTP 400 "unsupported path requested"); ` +
+  `its targets are still polled. Set \`${endpoint}: {enabled: false}\` for this source to stop asking.`;
 
 const NOT_READY_NOTICE =
   "this Prometheus is not ready (starting up, replaying its WAL, or stopping): its API answers 503 until it is. " +
@@ -75,6 +92,8 @@ function statusEndpointRecogniser(endpoint: Endpoint, path: string, gated = true
       return { samples, notice: NOT_READY_NOTICE };
     }
     const setting = `Set \`${endpoint}: {enabled: false}\` for this source to stop asking.`;
+    if (vmagentRefusal(error, path))
+      return { samples: supportedSample(endpoint, false), notice: vmagentNotice(endpoint, path) };
     if (agentRefusal(error))
       return {
         samples: supportedSample(endpoint, false),
@@ -99,19 +118,37 @@ const statusEndpoint = (endpoint: Endpoint, path: string, gated = true): Endpoin
 const notReady = (error: PollError): Recognised | undefined =>
   readinessGate(error) ? { samples: new SampleSet(), notice: NOT_READY_NOTICE } : undefined;
 
+const TSDB_PATH = "/api/v1/status/tsdb";
+
+/**
+ * Prometheus reads `limit` (2.45+; older ones list 10 and the converter cuts); VictoriaMetrics ignores
+ * it and reads `topN` (default 10, capped at 1000: app/vmselect/prometheus/prometheus.go, v1.79.5
+ * through v1.150.0; the capture of `?limit=3` lists 10). Only the parameter the server reads is sent.
+ */
+function tsdbParams(source: SourceConfig, flavor = source.flavor): Record<string, string> | undefined {
+  const { limit } = source.tsdb;
+  if (limit === undefined) return undefined;
+  if (flavor === "victoriametrics") return { topN: String(Math.min(limit, VICTORIAMETRICS_MAX_TOP_N)) };
+  return { limit: String(limit) };
+}
+
 export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
   tsdb: {
     path: "/api/v1/status/tsdb",
-    searchParams: (s) => (s.tsdb.limit === undefined ? undefined : { limit: String(s.tsdb.limit) }),
-    recognise: (error) =>
-      agentRefusal(error)
-        ? {
-            samples: supportedSample("tsdb", false, agentModeSamples()),
-            notice:
-              "this Prometheus runs in agent mode and has no TSDB status; its targets are still polled. " +
-              "Set `tsdb: {enabled: false}` for this source to stop asking.",
-          }
-        : notReady(error),
+    searchParams: tsdbParams,
+    recognise: (error) => {
+      // Not agent mode's samples: vmagent is no Prometheus, and promstatus_prometheus_agent_mode says one.
+      if (vmagentRefusal(error, TSDB_PATH))
+        return { samples: supportedSample("tsdb", false), notice: vmagentNotice("tsdb", TSDB_PATH) };
+      if (agentRefusal(error))
+        return {
+          samples: supportedSample("tsdb", false, agentModeSamples()),
+          notice:
+            "this Prometheus runs in agent mode and has no TSDB status; its targets are still polled. " +
+            "Set `tsdb: {enabled: false}` for this source to stop asking.",
+        };
+      return notReady(error);
+    },
   },
   targets: {
     path: "/api/v1/targets",
@@ -136,8 +173,8 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
 };
 
 /** The URL an endpoint's poll requests, query included (for accounts of a poll, not for fetching). */
-export function requestUrl(source: SourceConfig, endpoint: Endpoint): string {
+export function requestUrl(source: SourceConfig, endpoint: Endpoint, flavor?: Flavor): string {
   const spec = ENDPOINTS[endpoint];
-  const params = spec.searchParams(source);
+  const params = spec.searchParams(source, flavor);
   return `${source.url}${spec.path}${params ? `?${new URLSearchParams(params)}` : ""}`;
 }
