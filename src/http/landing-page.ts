@@ -1,3 +1,4 @@
+import { FLAVOR_NAMES } from "../convert/flavor.js";
 import type { ProbeRecord } from "../probe/prober.js";
 import type { GroupMemberRow, GroupTable } from "../publish/groups.js";
 import type { EndpointState } from "../publish/source-state.js";
@@ -86,9 +87,24 @@ function endpointRow(endpoint: string, state: EndpointState | undefined): string
   return `${line}<tr class="failing"><td></td><td class="error" colspan="6">${escapeHtml(state.lastError ? operatorDetail(state.lastError) : "")}</td></tr>`;
 }
 
+/** What the source is: its flavor, and how that is known ("VictoriaMetrics, detected"). */
+function flavorText(s: SourceStatus): string {
+  if (s.flavor === undefined || s.flavor === "unknown") return "flavor not known yet";
+  const name = s.kind === "alertmanager" && s.flavor === "prometheus" ? "Alertmanager" : FLAVOR_NAMES[s.flavor];
+  return `${name}, ${s.flavorConfigured ? "configured" : "detected"}`;
+}
+
+/** The flavor beside the kind in the overview, where it is not the Prometheus project's own server. */
+function kindText(s: SourceStatus): string {
+  const { flavor } = s;
+  return flavor === undefined || flavor === "unknown" || flavor === "prometheus"
+    ? s.kind
+    : `${s.kind} (${FLAVOR_NAMES[flavor]})`;
+}
+
 function sourceTable(s: SourceStatus): string {
   const group = s.group === undefined ? "" : `, group ${escapeHtml(s.group)}`;
-  return `<h3 id="source-${escapeHtml(s.name)}">${escapeHtml(s.name)} <small>${escapeHtml(s.kind)}${group}, ${escapeHtml(s.url)}</small></h3>
+  return `<h3 id="source-${escapeHtml(s.name)}">${escapeHtml(s.name)} <small>${escapeHtml(s.kind)} (<span class="flavor">${escapeHtml(flavorText(s))}</span>)${group}, ${escapeHtml(s.url)}</small></h3>
 <table class="source" data-source="${escapeHtml(s.name)}">
 ${headerRow(["endpoint", "last result", "reason", "duration", "series", "last poll", "last success"])}
 ${s.endpoints.map((e) => endpointRow(e.endpoint, e.state)).join("\n")}
@@ -132,7 +148,7 @@ function overviewTable(sources: readonly SourceStatus[]): string {
     const cluster = s.summary?.cluster;
     return row(state.css, [
       { html: `<a href="#source-${escapeHtml(s.name)}">${escapeHtml(s.name)}</a>` },
-      s.kind,
+      kindText(s),
       s.group ?? "",
       result(state.text),
       { text: t ? count(t.up) : "", class: "n" },

@@ -1,12 +1,16 @@
 import { redactUrl } from "../config/redact-url.js";
 import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
-import type { EndpointState, SourceState } from "./source-state.js";
+import type { Flavor } from "../convert/flavor.js";
+import { type EndpointState, flavorOf, type SourceState } from "./source-state.js";
 
 /** One scheduled source as the status page shows it: its endpoints in poll order, polled or not yet. */
 export interface SourceStatus {
   name: string;
   kind: SourceConfig["kind"];
+  /** The server behind the API (as promstatus_source_info says it), and whether the config said so. */
+  flavor?: Flavor | "unknown";
+  flavorConfigured?: boolean;
   group: string | undefined;
   /** Password redacted. */
   url: string;
@@ -19,11 +23,14 @@ export interface SourceStatus {
 }
 
 export function sourceStatuses(states: Iterable<SourceState>): SourceStatus[] {
-  return [...states].map(({ config, endpoints }) => {
+  return [...states].map((source) => {
+    const { config, endpoints } = source;
     const polled = endpointsOf(config).map((endpoint) => ({ endpoint, state: endpoints.get(endpoint) }));
     return {
       name: config.name,
       kind: config.kind,
+      flavor: flavorOf(source),
+      flavorConfigured: config.flavor !== undefined,
       group: config.group,
       url: redactUrl(config.url),
       endpoints: polled,

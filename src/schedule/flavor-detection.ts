@@ -1,21 +1,14 @@
 import type { Logger } from "pino";
 import type { SourceConfig } from "../config/types.js";
 import { THANOS_IN_GROUP } from "../config/warnings.js";
-import { type Flavor, flavorFits } from "../convert/flavor.js";
+import { FLAVOR_NAMES, type Flavor, flavorFits } from "../convert/flavor.js";
 import type { FlavorClue } from "../poll/flavor-clues.js";
 
 /** A flavor as the log names it, for a source of this kind. */
 export function describeFlavor(kind: SourceConfig["kind"], flavor: Flavor): string {
   if (kind === "alertmanager")
     return flavor === "mimir" ? "Mimir's Alertmanager" : "an Alertmanager of the Prometheus project";
-  const names: Record<Flavor, string> = {
-    prometheus: "Prometheus",
-    victoriametrics: "VictoriaMetrics",
-    vmagent: "vmagent",
-    thanos: "Thanos Query",
-    mimir: "Mimir",
-  };
-  return names[flavor];
+  return FLAVOR_NAMES[flavor];
 }
 
 /**

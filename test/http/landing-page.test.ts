@@ -182,6 +182,38 @@ describe("status page: per source", () => {
   });
 });
 
+describe("status page: flavor", () => {
+  it("says on each source's line what it is and how that is known; the overview names the flavors other than Prometheus's own", () => {
+    const vm = { ...prometheus("vm", { up: 1, down: 0, total: 1 }), flavor: "victoriametrics" as const };
+    const set = {
+      ...prometheus("query", { up: 1, down: 0, total: 1 }),
+      flavor: "thanos" as const,
+      flavorConfigured: true,
+    };
+    const prom = { ...prometheus("prom", { up: 1, down: 0, total: 1 }), flavor: "prometheus" as const };
+    const fresh = { ...prometheus("new", { up: 1, down: 0, total: 1 }), flavor: "unknown" as const };
+    const mimir = { ...alertmanager("tenant", []), flavor: "mimir" as const };
+    const am = { ...alertmanager("am", ["x"]), flavor: "prometheus" as const };
+    const html = page({ sources: [vm, set, prom, fresh, mimir, am] });
+    const line = (name: string) =>
+      html.match(new RegExp(`<h3 id="source-${name}">.*?</h3>`))?.[0].replace(/<[^>]+>/g, "");
+    expect(line("vm")).toBe("vm prometheus (VictoriaMetrics, detected), http://vm:9090");
+    expect(line("query")).toBe("query prometheus (Thanos Query, configured), http://query:9090");
+    expect(line("prom")).toBe("prom prometheus (Prometheus, detected), http://prom:9090");
+    expect(line("new")).toBe("new prometheus (flavor not known yet), http://new:9090");
+    expect(line("tenant")).toBe("tenant alertmanager (Mimir, detected), http://tenant:9090");
+    expect(line("am")).toBe("am alertmanager (Alertmanager, detected), http://am:9090");
+    expect(["vm", "query", "prom", "new", "tenant", "am"].map((n) => overviewRow(html, n)?.cells[1])).toEqual([
+      "prometheus (VictoriaMetrics)",
+      "prometheus (Thanos Query)",
+      "prometheus",
+      "prometheus",
+      "alertmanager (Mimir)",
+      "alertmanager",
+    ]);
+  });
+});
+
 describe("status page: plurals", () => {
   it("says 1 target, 2 targets, 0 targets, 1 peer", () => {
     expect(plural(1, "target")).toBe("1 target");
