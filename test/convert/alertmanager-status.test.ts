@@ -5,7 +5,7 @@ import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status
 import { ALERTMANAGER } from "../../src/convert/families.js";
 import { InvalidPayloadError } from "../../src/convert/invalid-payload.js";
 import { alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
-import { upstreamFixture } from "../helpers/fixtures.js";
+import { fixtureJson, upstreamFixture } from "../helpers/fixtures.js";
 import { sampleValue } from "../helpers/samples.js";
 
 const clustered = upstreamFixture("alertmanager-status-clustered.json", alertmanagerStatusResponse);
@@ -128,5 +128,20 @@ describe("summarizeAlertmanagerConfig and stderr", () => {
       process.off("warning", spy);
     }
     expect(warnings).toEqual([]);
+  });
+});
+
+describe("convertAlertmanagerStatus: Mimir's multi-tenant Alertmanager", () => {
+  // Mimir 3.1 (fake from pkg/alertmanager/alertmanager.go's NilPeer, cited in its README): ready, no name,
+  // no peers; Mimir Alertmanagers replicate over Mimir's ring, not gossip. A healthy one looks like this.
+  const mimir = alertmanagerStatusResponse.parse(fixtureJson("backends/mimir-3.1/alertmanager-status.json"));
+
+  it("publishes no peer series and 0 peers, as for an Alertmanager with no gossip cluster", () => {
+    const out = convertAlertmanagerStatus(mimir);
+    expect(out.get(ALERTMANAGER.peerInfo.name)).toEqual([]);
+    expect(sampleValue(out, ALERTMANAGER.peers.name)).toBe(0);
+    // The status as the server says it: the shipped rules alert on settling only.
+    expect(sampleValue(out, ALERTMANAGER.clusterStatus.name, { status: "ready" })).toBe(1);
+    expect(sampleValue(out, ALERTMANAGER.clusterStatus.name, { status: "settling" })).toBe(0);
   });
 });
