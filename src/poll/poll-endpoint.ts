@@ -67,13 +67,15 @@ export async function pollEndpoint(
   const timeLeft = () => Math.max(0, Math.floor(source.timeoutMs - (performance.now() - started)));
   const finish = () => ({ durationSeconds: (performance.now() - started) / 1000, finishedAt: Date.now() / 1000 });
   const url = source.url + spec.path;
+  // What the server is, as far as known: what is asked (VictoriaMetrics' topN) and how answers are read.
+  const flavor = source.flavor ?? detected;
   const fetchOptions = (maxBytes = source.maxResponseBytes, because?: string) => ({
     timeoutMs: Math.max(1, timeLeft()),
     maxBytes,
     ...(because ? { maxBytesBecause: because } : {}),
     http: source.http,
     signal,
-    searchParams: spec.searchParams(source),
+    searchParams: spec.searchParams(source, flavor),
   });
   const options: DecodeOptions = {
     replicaFacts: source.group !== undefined,
@@ -86,7 +88,6 @@ export async function pollEndpoint(
     labelPrefix,
     maxBytes: source.maxResponseBytes,
   };
-  const flavor = source.flavor ?? detected;
   if (flavor !== undefined) options.flavor = flavor;
   let clue: FlavorClue | undefined;
   /** A whole answer fetched and decoded; `reference` skips the streaming reader. */

@@ -4,6 +4,7 @@ import type { PollOutcome } from "../poll/poll-endpoint.js";
 import { credentialsUsed } from "../upstream/credentials-used.js";
 import { otherKindHint } from "../upstream/other-kind.js";
 import { type PollError, withContext } from "../upstream/poll-error.js";
+import { tenantHint } from "../upstream/tenant-hint.js";
 
 type OtherKindCheck = (source: SourceConfig, signal?: AbortSignal) => Promise<string | undefined>;
 
@@ -42,7 +43,9 @@ export class FailureHints {
 
   private async hintFor(url: string, error: PollError, signal?: AbortSignal): Promise<string | undefined> {
     if (error.reason !== "http_status") return undefined;
-    if (error.status === 401 || error.status === 403) return credentialsUsed(url, this.source.http);
+    // Mimir's 401 `no org id` wants a tenant header, not other credentials.
+    if (error.status === 401 || error.status === 403)
+      return tenantHint(error, this.source.http) ?? credentialsUsed(url, this.source.http);
     if (error.status !== 404) return undefined;
     // Endpoints failing in the same poll share the one check.
     this.otherKind ??= this.checkOtherKind(this.source, signal);

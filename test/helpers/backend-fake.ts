@@ -18,11 +18,13 @@ export interface BackendAnswer {
 /** Paths answered: `/api/v1/status/buildinfo` → answer; anything else is a 404 as Go's router writes it. */
 export async function startBackendFake(
   answers: Record<string, BackendAnswer>,
-): Promise<FakeUpstream & { paths: string[] }> {
+): Promise<FakeUpstream & { paths: string[]; urls: string[] }> {
   const paths: string[] = [];
+  const urls: string[] = [];
   const upstream = await startFakeUpstream((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     paths.push(path);
+    urls.push(req.url ?? "");
     const answer = answers[path];
     if (!answer) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("404 page not found\n");
@@ -37,7 +39,7 @@ export async function startBackendFake(
     });
     res.end(gzip ? gzipSync(body) : body);
   });
-  return { ...upstream, paths };
+  return { ...upstream, paths, urls };
 }
 
 const VM = "backends/victoriametrics-1.79";

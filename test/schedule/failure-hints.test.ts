@@ -3,6 +3,7 @@ import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
 import { FailureHints } from "../../src/schedule/failure-hints.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 import { sourceConfig } from "../helpers/config.js";
+import { fixtureText } from "../helpers/fixtures.js";
 
 const failed = (error: PollError): PollOutcome => ({ ok: false, error, durationSeconds: 0, finishedAt: 0 });
 const notFound = () =>
@@ -64,5 +65,17 @@ describe("FailureHints", () => {
     const forbidden = new PollError("http_status", "HTTP 403", { status: 403 });
     const [outcome] = await hints.explain(["tsdb"], [failed(forbidden)]);
     expect(errorOf(outcome)?.hint).toBe('credentials sent: the user "user" and password written in the URL');
+  });
+
+  it("asks for the tenant header with Mimir's 401 `no org id` (backends/mimir-3.1), not for credentials", async () => {
+    const { hints } = counted(undefined, { kind: "alertmanager" });
+    const noTenant = new PollError("http_status", "HTTP 401", {
+      status: 401,
+      upstreamText: fixtureText("backends/mimir-3.1/alertmanager-status-no-tenant.txt").trim(),
+    });
+    const [outcome] = await hints.explain(["status"], [failed(noTenant)]);
+    expect(errorOf(outcome)?.hint).toBe(
+      "the server wants a tenant (Mimir: no org id): set `headers: {X-Scope-OrgID: <tenant>}` for this source",
+    );
   });
 });

@@ -83,8 +83,14 @@ const info = (text: string, source: string) => samplesOf(text, "promstatus_sourc
 
 describe("flavor detection on the poll path", () => {
   it("VictoriaMetrics 1.79 (real answers): buildinfo goes first, and the same poll's tsdb and targets are read as VictoriaMetrics", async () => {
-    const { fake, seen, text } = await poll(VICTORIAMETRICS_1_79, { name: "vm", buildinfo: { enabled: true } }, 2);
+    const { fake, seen, text } = await poll(
+      VICTORIAMETRICS_1_79,
+      { name: "vm", buildinfo: { enabled: true }, tsdb: { enabled: true, limit: 3 } },
+      2,
+    );
     expect(fake.paths[0]).toBe("/api/v1/status/buildinfo");
+    // Asked as VictoriaMetrics reads it from the first poll on: topN, not limit.
+    expect(fake.urls.filter((u) => u.startsWith("/api/v1/status/tsdb"))[0]).toBe("/api/v1/status/tsdb?topN=3");
     expect(seen.filter((s) => s.endpoint !== "buildinfo").map((s) => s.flavor)).toEqual(
       expect.arrayContaining(["victoriametrics"]),
     );
