@@ -77,6 +77,7 @@ describe("DecodePool: Prometheus config", () => {
   const configJob = (yaml: string): DecodeJob => ({
     endpoint: "config",
     body: Buffer.from(JSON.stringify({ status: "success", data: { yaml } })),
+    encoding: undefined,
     options: decodeOptions(),
   });
 
