@@ -23,6 +23,8 @@ interface SourceJob {
   hints: FailureHints;
   /** What its answers said it is (flavor), kept from poll to poll. */
   detection: FlavorDetection;
+  /** Its buildinfo answered without telling the flavor (an older Prometheus's 404, a failure): not asked first again. */
+  buildinfoSilent: boolean;
 }
 
 /**
@@ -81,6 +83,7 @@ export class Scheduler {
       noticed: new Set(),
       hints: new FailureHints(config),
       detection: new FlavorDetection(config, this.log),
+      buildinfoSilent: false,
     };
     void this.poll(job);
     return job;
@@ -141,15 +144,17 @@ export class Scheduler {
   /**
    * Polls the endpoints at once, each read as the source's flavor in effect. While that is unknown,
    * buildinfo (which tells every flavor apart, and is a few hundred bytes) goes first, so that the
-   * other answers of the same poll are already read as what the server is.
+   * other answers of the same poll are already read as what the server is; once it has answered
+   * without telling, the endpoints go at once again (no round trip more on every poll).
    */
   private async pollEndpoints(job: SourceJob, endpoints: Endpoint[], signal: AbortSignal): Promise<PollOutcome[]> {
     const source = job.config;
     let flavor: Flavor | undefined = job.detection.inEffect;
     let first: PollOutcome | undefined;
-    if (flavor === undefined && endpoints.length > 1 && endpoints.includes("buildinfo")) {
+    if (flavor === undefined && !job.buildinfoSilent && endpoints.length > 1 && endpoints.includes("buildinfo")) {
       first = await pollEndpoint(source, "buildinfo", signal);
       flavor = job.detection.fitting(first.clue);
+      job.buildinfoSilent = flavor === undefined;
     }
     return Promise.all(
       endpoints.map((e) => (e === "buildinfo" && first ? first : pollEndpoint(source, e, signal, undefined, flavor))),

@@ -13,18 +13,22 @@ export interface BackendAnswer {
   contentType?: string;
   /** Headers besides Content-Type (e.g. VictoriaMetrics' X-Server-Hostname). */
   headers?: Record<string, string>;
+  /** Answer this much later. */
+  delayMs?: number;
 }
 
 /** Paths answered: `/api/v1/status/buildinfo` → answer; anything else is a 404 as Go's router writes it. */
 export async function startBackendFake(
   answers: Record<string, BackendAnswer>,
-): Promise<FakeUpstream & { paths: string[]; urls: string[] }> {
+): Promise<FakeUpstream & { paths: string[]; urls: string[]; times: number[] }> {
   const paths: string[] = [];
   const urls: string[] = [];
+  const times: number[] = [];
   const upstream = await startFakeUpstream((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     paths.push(path);
     urls.push(req.url ?? "");
+    times.push(performance.now());
     const answer = answers[path];
     if (!answer) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("404 page not found\n");
@@ -37,9 +41,9 @@ export async function startBackendFake(
       ...answer.headers,
       ...(gzip ? { "content-encoding": "gzip" } : {}),
     });
-    res.end(gzip ? gzipSync(body) : body);
+    setTimeout(() => res.end(gzip ? gzipSync(body) : body), answer.delayMs ?? 0);
   });
-  return { ...upstream, paths, urls };
+  return { ...upstream, paths, urls, times };
 }
 
 const VM = "backends/victoriametrics-1.79";

@@ -164,6 +164,27 @@ describe("flavor detection on the poll path", () => {
     expect(info(text(), "am")[0]?.labels.flavor).toBe("prometheus");
   });
 
+  it("asks buildinfo first only until it has answered without telling (an older Prometheus's 404)", async () => {
+    const old = {
+      "/api/v1/status/buildinfo": {
+        body: "upstream/prometheus-tsdb.json", // not read: a 404 is answered
+        status: 404,
+        contentType: "text/plain; charset=utf-8",
+        delayMs: 400,
+      },
+      "/api/v1/status/tsdb": { body: "upstream/prometheus-tsdb.json" },
+      "/api/v1/targets": { body: "upstream/prometheus-targets.json" },
+    };
+    const { fake } = await poll(old, { name: "old", buildinfo: { enabled: true } }, 2);
+    // The first poll waited for buildinfo's answer before asking the rest.
+    expect(fake.paths[0]).toBe("/api/v1/status/buildinfo");
+    expect((fake.times[1] as number) - (fake.times[0] as number)).toBeGreaterThanOrEqual(350);
+    const secondPoll = fake.paths.slice(3, 6);
+    expect(secondPoll.sort()).toEqual(["/api/v1/status/buildinfo", "/api/v1/status/tsdb", "/api/v1/targets"]);
+    const secondTimes = fake.times.slice(3, 6);
+    expect(Math.max(...secondTimes) - Math.min(...secondTimes)).toBeLessThan(300); // at once
+  });
+
   it("is unknown until told, and a configured flavor is served from the start and wins over the answers", async () => {
     // Prometheus's tsdb and targets say nothing of the flavor.
     const quiet = {
