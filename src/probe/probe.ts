@@ -56,9 +56,10 @@ export function validateProbe(modules: ReadonlyMap<string, ModuleConfig>, reques
   const { target, module: moduleName } = request;
   if (typeof target !== "string" || target === "") return "target parameter is missing";
   if (target.length > MAX_TARGET_LENGTH) return `target is longer than ${MAX_TARGET_LENGTH} characters`;
-  if (typeof moduleName !== "string" || moduleName === "") return "module parameter is missing";
+  const known = () => `known modules: ${[...modules.keys()].join(", ")}`;
+  if (typeof moduleName !== "string" || moduleName === "") return `module parameter is missing; ${known()}`;
   const module = modules.get(moduleName);
-  if (!module) return `unknown module "${moduleName}"; known modules: ${[...modules.keys()].join(", ")}`;
+  if (!module) return `unknown module "${moduleName}"; ${known()}`;
   // Quoted as it would be fetched: a password in `user:pw@host` is then seen as one, and redacted.
   const fetched = withDefaultScheme(target);
   const plain = plainUrl(fetched);

@@ -117,6 +117,10 @@ describe("probe target checks", () => {
     expect(
       validateProbe(configured, { target: "http://h:9090", module: "nope", scrapeTimeoutSeconds: undefined }),
     ).toBe(`unknown module "nope"; known modules: ${[...configured.keys()].join(", ")}`);
+    // No module at all (blackbox_exporter would take its default): the same list, to pick from.
+    expect(validateProbe(configured, { target: "http://h:9090", module: "", scrapeTimeoutSeconds: undefined })).toBe(
+      `module parameter is missing; known modules: ${[...configured.keys()].join(", ")}`,
+    );
     expect([...configured.keys()].sort()).toEqual(["alertmanager", "prom-tls", "prometheus"]);
   });
 
