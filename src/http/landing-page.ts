@@ -128,7 +128,8 @@ function sourceState(s: SourceStatus): { css: "ok" | "failing" | "warning" | "pe
   if (down > 0) problems.push(`${plural(down, "target")} down`);
   if (s.summary?.configReloadSuccessful === false) problems.push("config reload failed");
   const status = s.summary?.cluster?.status;
-  if (status !== undefined && status !== "ready") problems.push(`cluster ${status}`);
+  // "disabled": an Alertmanager run without clustering, as it may well be; only "settling" is a problem.
+  if (status !== undefined && status !== "ready" && status !== "disabled") problems.push(`cluster ${status}`);
   return problems.length > 0 ? { css: "warning", text: problems.join(", ") } : { css: "ok", text: "ok" };
 }
 

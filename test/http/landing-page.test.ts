@@ -166,6 +166,9 @@ describe("status page: per source", () => {
     ]);
     expect(overviewRow(html, "am-9")).toMatchObject({ css: "warning" });
     expect(overviewRow(html, "am-9")?.cells.slice(8)).toEqual(["settling", "1 peer: x"]);
+    // Clustering off: a standalone Alertmanager is fine as it is.
+    const standalone = page({ sources: [alertmanager("am-solo", [], 0, "disabled")] });
+    expect(overviewRow(standalone, "am-solo")).toMatchObject({ css: "ok" });
   });
 
   it("names a failing source's failing endpoints, whatever its last answers said", () => {
