@@ -37,6 +37,11 @@ export type PollOutcome =
       duplicates?: number;
       /** What the answer says the server is (flavor-clues.ts), if it says. */
       clue?: FlavorClue;
+      /**
+       * The answer's warnings (Thanos Query's), distinct and excerpted (decode-types.ts DecodeResult);
+       * absent for none. The upstream's words: for the scheduler's log only, never a /probe client.
+       */
+      warnings?: string[];
     }
   | {
       ok: false;
@@ -133,7 +138,7 @@ export async function pollEndpoint(
       [result, received] = await whole(true);
     }
     if (!result.ok) throw new PollError(result.reason, result.message, { upstreamText: result.upstreamText });
-    const { families, series, facts, summary, duplicates } = result;
+    const { families, series, facts, summary, duplicates, warnings } = result;
     // Whichever path decoded it, nothing past series_limit is published (the decoders stop sooner where they can).
     const over = overSeriesLimit(series, source.seriesLimit);
     if (over) throw new PollError(over.reason, over.message);
@@ -149,6 +154,7 @@ export async function pollEndpoint(
       ...(summary ? { summary } : {}),
       ...(duplicates ? { duplicates } : {}),
       ...(clue ? { clue } : {}),
+      ...(warnings?.length ? { warnings } : {}),
       fallback,
       ...finish(),
     };

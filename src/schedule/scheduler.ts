@@ -6,6 +6,7 @@ import { pollClue } from "../poll/flavor-clues.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
 import { operatorDetail } from "../upstream/poll-error.js";
+import { AnswerWarningsLog } from "./answer-warnings-log.js";
 import { FailureHints } from "./failure-hints.js";
 import { FlavorDetection } from "./flavor-detection.js";
 import { startTicks, type Ticks } from "./ticks.js";
@@ -19,6 +20,8 @@ interface SourceJob {
   firstPollDone: boolean;
   /** Notices already logged for this source (each is said once, not on every poll). */
   noticed: Set<string>;
+  /** Its answers' warnings already logged (each said once, a bounded number remembered). */
+  warnings: AnswerWarningsLog;
   /** Explains this source's failures (the request, and which setting to look at). */
   hints: FailureHints;
   /** What its answers said it is (flavor), kept from poll to poll. */
@@ -81,6 +84,7 @@ export class Scheduler {
       inFlight: undefined,
       firstPollDone: false,
       noticed: new Set(),
+      warnings: new AnswerWarningsLog(config.name, this.log),
       hints: new FailureHints(config),
       detection: new FlavorDetection(config, this.log),
       buildinfoSilent: false,
@@ -127,6 +131,7 @@ export class Scheduler {
         job.noticed.add(outcome.notice);
         this.log.warn({ source: source.name, endpoint }, outcome.notice);
       }
+      if (outcome.ok) job.warnings.take(endpoint, outcome.warnings);
       if (outcome.ok) {
         this.log.debug(
           { source: source.name, endpoint, series: outcome.series, duration_seconds: outcome.durationSeconds },
