@@ -1,5 +1,5 @@
 import type { Endpoint } from "../config/types.js";
-import { ALERTMANAGER, PROMETHEUS, TARGETS, TSDB } from "./families.js";
+import { ALERTMANAGER, POLL, PROMETHEUS, TARGETS, TSDB } from "./families.js";
 import type { SampleSet } from "./samples.js";
 
 // A few figures of one answer for the status page, read from the samples it converts to: both decode
@@ -18,6 +18,8 @@ export interface EndpointSummary {
   cluster?: { status: string; peers: number; peerNames: string[] };
   /** Whether the Prometheus's last config reload succeeded (a runtimeinfo answer). */
   configReloadSuccessful?: boolean;
+  /** The server answered that it lacks the endpoint (promstatus_endpoint_supported 0). */
+  unsupported?: true;
 }
 
 /**
@@ -43,6 +45,7 @@ export function summarizeSamples(samples: SampleSet, endpoint: Endpoint): Endpoi
     const names = samples.get(ALERTMANAGER.peerInfo.name).map((s) => s.labels.peer_name ?? "");
     summary.cluster = { status, peers: peers.value, peerNames: names.sort().slice(0, PEER_NAMES_KEPT) };
   }
+  if (samples.get(POLL.supported.name).some((s) => s.value === 0)) summary.unsupported = true;
   const reload = samples.families.get(PROMETHEUS.reloadSuccess.name)?.[0];
   if (reload) summary.configReloadSuccessful = reload.value === 1;
   return Object.keys(summary).length > 0 ? summary : undefined;

@@ -74,9 +74,11 @@ const reason = (text: string): Cell => ({ text, class: "reason" });
 function endpointRow(endpoint: string, state: EndpointState | undefined): string {
   if (state === undefined) return row("pending", [endpoint, result("not polled yet"), "", "", "", "", ""]);
   const failing = state.lastError !== undefined;
-  const line = row(failing ? "failing" : "ok", [
+  // The server said it lacks the endpoint (older version, agent mode): an answer, but nothing in it.
+  const unsupported = !failing && state.summary?.unsupported === true;
+  const line = row(failing ? "failing" : unsupported ? "pending" : "ok", [
     endpoint,
-    result(failing ? "failing" : "ok"),
+    result(failing ? "failing" : unsupported ? "not supported" : "ok"),
     reason(state.lastError?.reason ?? ""),
     duration(state.durationSeconds),
     String(state.series),

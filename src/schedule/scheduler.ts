@@ -129,7 +129,8 @@ export class Scheduler {
       this.store.record(source, endpoint, outcome);
       if (outcome.ok && outcome.notice && !job.noticed.has(outcome.notice)) {
         job.noticed.add(outcome.notice);
-        this.log.warn({ source: source.name, endpoint }, outcome.notice);
+        // What the server is (older, an agent, starting up), not a failure: info.
+        this.log.info({ source: source.name, endpoint }, outcome.notice);
       }
       if (outcome.ok) job.warnings.take(endpoint, outcome.warnings);
       if (outcome.ok) {

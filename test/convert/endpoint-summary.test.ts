@@ -2,9 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { targetsAnswer } from "../../scripts/bench/generate.js";
 import type { Endpoint } from "../../src/config/types.js";
-import { PEER_NAMES_KEPT } from "../../src/convert/endpoint-summary.js";
+import { PEER_NAMES_KEPT, summarizeSamples } from "../../src/convert/endpoint-summary.js";
 import { type DecodeOptions, decodeAnswer } from "../../src/poll/decode.js";
+import { ENDPOINTS } from "../../src/poll/endpoints.js";
 import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
+import { PollError } from "../../src/upstream/poll-error.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
@@ -78,6 +80,17 @@ describe("endpoint summary: targets", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("endpoint summary: an endpoint the server lacks", () => {
+  it("says unsupported for a 404 of a status endpoint, and nothing of it for an answer", () => {
+    const lacking = new PollError("http_status", "HTTP 404", { status: 404, upstreamText: "404 page not found" });
+    const recognised = ENDPOINTS.features.recognise?.(lacking);
+    if (!recognised) throw new Error("a 404 of /api/v1/features was not recognised");
+    expect(summarizeSamples(recognised.samples, "features")).toEqual({ unsupported: true });
+    const answered = decode("tsdb", fixtureText("upstream/prometheus-tsdb.json"), decodeOptions(), false);
+    expect(answered.ok && answered.summary?.unsupported).toBeUndefined();
   });
 });
 

@@ -183,6 +183,20 @@ describe("status page: per source", () => {
     expect(overviewRow(html, "p")).toMatchObject({ css: "failing" });
     expect(overviewRow(html, "p")?.cells.slice(3, 8)).toEqual(["failing: targets", "", "", "", "5"]);
   });
+
+  it("says 'not supported' for an endpoint the server lacks, and the source is still ok", () => {
+    const html = page({
+      sources: [
+        source("old", "prometheus", [
+          ["buildinfo", state()],
+          ["features", state({ unsupported: true })],
+        ]),
+      ],
+    });
+    expect(html).toMatch(/<tr class="pending"><td>features<\/td><td class="result">not supported<\/td>/);
+    expect(html).toMatch(/<tr class="ok"><td>buildinfo<\/td><td class="result">ok<\/td>/);
+    expect(overviewRow(html, "old")).toMatchObject({ css: "ok" });
+  });
 });
 
 describe("status page: flavor", () => {

@@ -192,6 +192,7 @@ describe("a real Prometheus in agent mode", () => {
     const said = logs.filter((l) => l.source === "agent" && /agent mode/.test(l.msg));
     expect(said).toHaveLength(1);
     expect(said[0]?.msg).toContain("tsdb: {enabled: false}");
+    expect(said[0]?.level).toBe(30); // info: what the server is, not a failure
     expect(logs.filter((l) => l.source === "agent" && l.msg === "poll failed")).toEqual([]);
   });
 });
