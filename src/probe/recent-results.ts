@@ -12,9 +12,15 @@ export const RECENT_BUDGET: RecentBudget = { count: 1000, bytes: 64 * 2 ** 20, e
 const finishedAtMs = (run: ProbeRun) => run.startedAt + run.durationSeconds * 1000;
 
 /** The run as kept: its families are in its exposition, and kept once they are counted once. */
+// Kept: the exposition (counted in the budget) and the account; the families are in the exposition
+// already, and an answer's warnings are for the scheduler's log, never a probe's.
 const withoutFamilies = (run: ProbeRun): ProbeRun => ({
   ...run,
-  endpoints: run.endpoints.map((e) => (e.outcome.ok ? { ...e, outcome: { ...e.outcome, families: [] } } : e)),
+  endpoints: run.endpoints.map((e) => {
+    if (!e.outcome.ok) return e;
+    const { warnings: _dropped, ...outcome } = e.outcome;
+    return { ...e, outcome: { ...outcome, families: [] } };
+  }),
 });
 
 /** The last result per key, each until its module's min_interval has passed. */
