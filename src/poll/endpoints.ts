@@ -38,6 +38,8 @@ export interface EndpointSpec {
 // wrapAgent, which answers errorExec "unavailable with Prometheus Agent", and errorExec maps to HTTP 422.
 const AGENT_REFUSAL = /unavailable with Prometheus Agent/;
 const agentRefusal = (error: PollError) => error.status === 422 && AGENT_REFUSAL.test(error.upstreamText ?? "");
+/** The endpoints wrapAgent refuses (the others answer in agent mode too). */
+const AGENT_REFUSED: ReadonlySet<Endpoint> = new Set(["tsdb", "rules"]);
 
 // web/web.go, testReady (v2.42.0 through v3.14.0): until the server is ready (TSDB opened, WAL
 // replayed, config loaded) and again while it stops, every /api/v1 endpoint but walreplay answers 503
@@ -59,8 +61,8 @@ const vmagentNotice = (endpoint: Endpoint, path: string) =>
 
 const NOT_READY_NOTICE =
   "this Prometheus is not ready (starting up, replaying its WAL, or stopping): its API answers 503 until it is. " +
-  "Its polls count as succeeded meanwhile; promstatus_prometheus_ready is 0 and " +
-  "promstatus_prometheus_wal_replay_progress shows the replay.";
+  "promstatus_prometheus_ready is 0 and promstatus_prometheus_wal_replay_progress shows the replay; " +
+  "its other endpoints fail (HTTP 503) until then.";
 
 /** `promstatus_endpoint_supported{endpoint}`: 1 beside every answer, 0 for an endpoint the server lacks. */
 export function supportedSample(endpoint: Endpoint, supported: boolean, samples = new SampleSet()): SampleSet {
@@ -81,20 +83,18 @@ const SINCE: Partial<Record<Endpoint, string>> = {
 /**
  * A status endpoint that an older server lacks (HTTP 404: Go's router answers "404 page not found") or
  * that agent mode refuses (422), said once and published as unsupported; and the readiness gate's 503,
- * an answer too: the server is there and not ready yet. `gated`: the endpoint is behind that gate.
+ * runtimeinfo's answer too: the server is there and not ready yet.
  */
-function statusEndpointRecogniser(endpoint: Endpoint, path: string, gated = true) {
+function statusEndpointRecogniser(endpoint: Endpoint, path: string) {
   return (error: PollError): Recognised | undefined => {
-    if (gated && readinessGate(error)) {
-      const samples = new SampleSet();
-      // One endpoint says it (not each of them: one series); runtimeinfo answers once ready.
-      if (endpoint === "runtimeinfo") samples.add(PROMETHEUS.ready.name, {}, 0);
-      return { samples, notice: NOT_READY_NOTICE };
-    }
+    // The gate's 503 is an answer from runtimeinfo only, which publishes ready 0: the other endpoints of a
+    // server that is not ready fail as any 503 does, so one that never gets ready does not read as up.
+    if (endpoint === "runtimeinfo" && readinessGate(error))
+      return { samples: new SampleSet().add(PROMETHEUS.ready.name, {}, 0), notice: NOT_READY_NOTICE };
     const setting = `Set \`${endpoint}: {enabled: false}\` for this source to stop asking.`;
     if (vmagentRefusal(error, path))
       return { samples: supportedSample(endpoint, false), notice: vmagentNotice(endpoint, path) };
-    if (agentRefusal(error))
+    if (AGENT_REFUSED.has(endpoint) && agentRefusal(error))
       return {
         samples: supportedSample(endpoint, false),
         notice: `this Prometheus runs in agent mode, which has no ${path} (HTTP 422). ${setting}`,
@@ -108,15 +108,11 @@ function statusEndpointRecogniser(endpoint: Endpoint, path: string, gated = true
   };
 }
 
-const statusEndpoint = (endpoint: Endpoint, path: string, gated = true): EndpointSpec => ({
+const statusEndpoint = (endpoint: Endpoint, path: string): EndpointSpec => ({
   path,
   searchParams: () => undefined,
-  recognise: statusEndpointRecogniser(endpoint, path, gated),
+  recognise: statusEndpointRecogniser(endpoint, path),
 });
-
-/** The readiness gate's 503 on tsdb and targets: the server is starting, not failing. */
-const notReady = (error: PollError): Recognised | undefined =>
-  readinessGate(error) ? { samples: new SampleSet(), notice: NOT_READY_NOTICE } : undefined;
 
 const TSDB_PATH = "/api/v1/status/tsdb";
 
@@ -147,7 +143,7 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
             "this Prometheus runs in agent mode and has no TSDB status; its targets are still polled. " +
             "Set `tsdb: {enabled: false}` for this source to stop asking.",
         };
-      return notReady(error);
+      return undefined;
     },
   },
   targets: {
@@ -156,7 +152,6 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     // (web/api/v1/api.go, showDropped), so asking for active targets only would lose the counts.
     searchParams: () => undefined,
     stream: (options, memory) => new TargetsDecoder(options, memory),
-    recognise: notReady,
   },
   status: {
     path: "/api/v2/status",
@@ -168,7 +163,7 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
   runtimeinfo: statusEndpoint("runtimeinfo", "/api/v1/status/runtimeinfo"),
   buildinfo: statusEndpoint("buildinfo", "/api/v1/status/buildinfo"),
   // Not behind the readiness gate (api.go registers serveWALReplayStatus bare): it answers during the replay.
-  walreplay: statusEndpoint("walreplay", "/api/v1/status/walreplay", false),
+  walreplay: statusEndpoint("walreplay", "/api/v1/status/walreplay"),
   features: statusEndpoint("features", "/api/v1/features"),
 };
 

@@ -22,8 +22,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const logged: { msg?: string; source?: string; endpoint?: string }[] = [];
-const log = pino({ level: "warn" }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+const logged: { msg?: string; source?: string; endpoint?: string; level?: number }[] = [];
+const log = pino({ level: "info" }, { write: (line: string) => void logged.push(JSON.parse(line)) });
 
 const FIXTURES: Record<string, string> = {
   "/api/v1/status/tsdb": "prometheus-tsdb.json",
@@ -96,6 +96,7 @@ describe("Prometheus's status endpoints, polled", () => {
     const notices = logged.filter((l) => l.source === "p242" && /\/api\/v1\/features/.test(l.msg ?? ""));
     expect(notices).toHaveLength(1);
     expect(notices[0]?.msg).toMatch(/HTTP 404; it came with Prometheus 3\.9.*`features: \{enabled: false\}`/);
+    expect(notices[0]?.level).toBe(30); // info: an older server, not a failure
     expect(valueIn(text, "promstatus_prometheus_ready")).toBe(1);
     expect(valueIn(text, "promstatus_prometheus_wal_replay_progress")).toBe(1);
     expect(valueIn(text, "promstatus_prometheus_rules", { type: "recording", health: "err" })).toBe(1);
@@ -116,9 +117,15 @@ describe("Prometheus's status endpoints, polled", () => {
     expect(outcome.notice).toMatch(/agent mode, which has no \/api\/v1\/rules \(HTTP 422\)/);
     const text = Buffer.concat(outcome.families.map(([, l]) => l as Uint8Array)).toString();
     expect(valueIn(text, "promstatus_endpoint_supported", { endpoint: "rules" })).toBe(0);
+    // Agent mode answers config, flags, runtimeinfo and buildinfo: the same 422 there is a failure.
+    const lying = await serve((_req, res) =>
+      json(res, 422, '{"status":"error","errorType":"execution","error":"unavailable with Prometheus Agent"}'),
+    );
+    for (const endpoint of ["config", "flags", "runtimeinfo", "buildinfo", "walreplay", "features"] as const)
+      expect(await pollEndpoint(allOn(lying.url), endpoint)).toMatchObject({ ok: false });
   });
 
-  it("sees a server behind its readiness gate: not ready, replaying, polls succeeding; then ready", async () => {
+  it("sees a server behind its readiness gate: not ready (runtimeinfo), replaying (walreplay), the rest failing; then ready", async () => {
     // web/web.go testReady: 503 "Service Unavailable" for every /api/v1 endpoint but walreplay, which
     // answers the replay's segments (tsdb/head.go: min 10, max 20, segment 14 replayed). The 503's body
     // was caught from Debian's 2.42 starting (prometheus-error-not-ready.txt).
@@ -131,11 +138,30 @@ describe("Prometheus's status endpoints, polled", () => {
     };
     const up = await serve(starting);
     const store = schedule([allOn(up.url, "starting")]);
-    const text = await waitFor("the first poll published", async () => {
-      const t = partsText(store.exposition().parts);
-      return samplesOf(t, "promstatus_up", { source: "starting" }).length === 9 ? t : undefined;
+    const text = await waitFor(
+      "the first poll published",
+      async () => {
+        const t = partsText(store.exposition().parts);
+        return samplesOf(t, "promstatus_up", { source: "starting" }).length === 9 ? t : undefined;
+      },
+      15_000,
+    );
+    // runtimeinfo and walreplay answer; the other endpoints have no data to give and fail, so a server
+    // that never gets ready does not read as up.
+    const upBy = Object.fromEntries(
+      samplesOf(text, "promstatus_up", { source: "starting" }).map((s) => [s.labels.endpoint, s.value]),
+    );
+    expect(upBy).toEqual({
+      tsdb: 0,
+      targets: 0,
+      config: 0,
+      rules: 0,
+      flags: 0,
+      runtimeinfo: 1,
+      buildinfo: 0,
+      walreplay: 1,
+      features: 0,
     });
-    expect(samplesOf(text, "promstatus_up", { source: "starting" }).every((s) => s.value === 1)).toBe(true);
     expect(valueIn(text, "promstatus_prometheus_ready")).toBe(0);
     expect(valueIn(text, "promstatus_prometheus_wal_replay_progress")).toBe(0.4);
     // Nothing is said about endpoints behind the gate until they answer.
