@@ -35,12 +35,14 @@ export function convertPrometheusRules(payload: PrometheusRulesResponse): Sample
   const out = new SampleSet();
   const counts = new Map<string, { type: string; health: string; n: number }>();
   for (const type of TYPES) for (const health of HEALTHS) counts.set(`${type}\0${health}`, { type, health, n: 0 });
+  // Only the known pairs are series, whatever the answer says: a type or health value of its own per
+  // rule would be a series each (a hostile answer of 300k rules gave 300k). Another health is `unknown`;
+  // a rule of another type is not counted.
   for (const group of payload.data.groups) {
     for (const { type, health } of group.rules) {
-      const key = `${type}\0${health}`;
-      const entry = counts.get(key) ?? { type, health, n: 0 };
-      entry.n++;
-      counts.set(key, entry);
+      const known = (HEALTHS as readonly string[]).includes(health) ? health : "unknown";
+      const entry = counts.get(`${type}\0${known}`);
+      if (entry) entry.n++;
     }
   }
   for (const { type, health, n } of counts.values()) out.add(PROMETHEUS.rules.name, { type, health }, n);

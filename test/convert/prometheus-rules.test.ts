@@ -21,6 +21,17 @@ describe("convertPrometheusRules", () => {
     const sha256 = prometheusRulesSha256(captured());
     expect(sampleValue(samples, "promstatus_prometheus_rules_info", { sha256 })).toBe(1);
   });
+
+  it("serves the six known pairs only, whatever types and health values an answer makes up", () => {
+    const answer = raw();
+    const rules = answer.data.groups[0]?.rules ?? [];
+    const template = rules[0] ?? {};
+    for (let i = 0; i < 1000; i++) rules.push({ ...template, type: `type-${i}`, health: `health-${i}` });
+    rules.push({ ...template, type: "alerting", health: "weird" });
+    const samples = convertPrometheusRules(prometheusRulesResponse.parse(answer));
+    expect(samples.get("promstatus_prometheus_rules")).toHaveLength(6);
+    expect(sampleValue(samples, "promstatus_prometheus_rules", { type: "alerting", health: "unknown" })).toBe(1);
+  });
 });
 
 describe("prometheusRulesSha256", () => {
