@@ -1,6 +1,7 @@
 import type { AlertmanagerStatusResponse } from "../upstream/payloads.js";
 import { summarizeAlertmanagerConfig } from "./alertmanager-config.js";
 import { ALERTMANAGER } from "./families.js";
+import { infoLabels } from "./info-label.js";
 import { SampleSet } from "./samples.js";
 import { rfc3339Seconds } from "./time.js";
 
@@ -17,7 +18,7 @@ export function convertAlertmanagerStatus(payload: AlertmanagerStatusResponse): 
   for (const status of statuses)
     out.add(ALERTMANAGER.clusterStatus.name, { status }, status === cluster.status ? 1 : 0);
   for (const peer of cluster.peers) {
-    out.add(ALERTMANAGER.peerInfo.name, { peer_name: peer.name, peer_address: peer.address }, 1);
+    out.add(ALERTMANAGER.peerInfo.name, infoLabels({ peer_name: peer.name, peer_address: peer.address }), 1);
   }
 
   const started = rfc3339Seconds(payload.uptime);
@@ -25,14 +26,14 @@ export function convertAlertmanagerStatus(payload: AlertmanagerStatusResponse): 
 
   const v = payload.versionInfo;
   if (v) {
-    const labels = {
+    const labels = infoLabels({
       version: v.version,
       revision: v.revision,
       branch: v.branch,
       go_version: v.goVersion,
       build_user: v.buildUser,
       build_date: v.buildDate,
-    };
+    });
     out.add(ALERTMANAGER.buildInfo.name, labels, 1);
   }
 

@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import type { ActiveTarget, AlertmanagerStatusResponse, TargetsResponse } from "../upstream/payloads.js";
 import { configSha256 } from "./alertmanager-config.js";
+import { infoLabel } from "./info-label.js";
 import { labelValue, type TargetLabel } from "./targets.js";
 import { targetHealth } from "./time.js";
 
@@ -42,10 +43,11 @@ export type ReplicaFacts = AlertmanagerFacts | PrometheusFacts | DigestFacts;
 export function alertmanagerFacts(payload: AlertmanagerStatusResponse): AlertmanagerFacts {
   return {
     kind: "alertmanager",
-    peerName: payload.cluster.name ?? "",
-    peers: payload.cluster.peers.map((p) => p.name).sort(),
+    // Bounded as the peer_info and build_info labels are: the status page shows them.
+    peerName: infoLabel(payload.cluster.name ?? ""),
+    peers: payload.cluster.peers.map((p) => infoLabel(p.name)).sort(),
     configSha256: configSha256(payload.config.original),
-    version: payload.versionInfo?.version ?? "",
+    version: infoLabel(payload.versionInfo?.version ?? ""),
   };
 }
 
