@@ -12,11 +12,15 @@ import { SampleSet } from "./samples.js";
  * A single segment (max = min), a server without a WAL or in agent mode (never started: all 0) give 1:
  * there is nothing to measure, and promstatus_prometheus_ready says whether the server is still starting.
  */
-export function walReplayProgress({ min, max, current }: PrometheusWalReplayResponse["data"]): number {
+export function walReplayProgress({ min, max, current }: PrometheusWalReplayResponse["data"]): number | undefined {
   if (max <= min) return 1;
-  return Math.min(1, Math.max(0, (current - min) / (max - min)));
+  const progress = (current - min) / (max - min);
+  // Segment numbers are small integers; numbers no server writes (1e308 apart) say nothing.
+  return Number.isFinite(progress) ? Math.min(1, Math.max(0, progress)) : undefined;
 }
 
 export function convertPrometheusWalReplay(payload: PrometheusWalReplayResponse): SampleSet {
-  return new SampleSet().add(PROMETHEUS.walReplayProgress.name, {}, walReplayProgress(payload.data));
+  const progress = walReplayProgress(payload.data);
+  const out = new SampleSet();
+  return progress === undefined ? out : out.add(PROMETHEUS.walReplayProgress.name, {}, progress);
 }

@@ -23,6 +23,12 @@ describe("walReplayProgress", () => {
     expect(walReplayProgress({ min: 5, max: 10, current: 12 })).toBe(1);
   });
 
+  it("serves no progress for numbers no server writes (a NaN once published)", () => {
+    const hostile = { status: "success" as const, data: { min: -1e308, max: 1e308, current: 1e308 } };
+    expect(walReplayProgress(hostile.data)).toBeUndefined();
+    expect(convertPrometheusWalReplay(hostile).get("promstatus_prometheus_wal_replay_progress")).toEqual([]);
+  });
+
   it("reads a replayed server (Debian's 2.42, captured)", () => {
     const answer = upstreamFixture("prometheus-walreplay.json", prometheusWalReplayResponse);
     expect(sampleValue(convertPrometheusWalReplay(answer), "promstatus_prometheus_wal_replay_progress")).toBe(1);
