@@ -2,7 +2,7 @@ import type { RequestTiming } from "../poll/decode-types.js";
 import type { PrometheusRuntimeInfoResponse } from "../upstream/payloads.js";
 import { PROMETHEUS } from "./families.js";
 import { SampleSet } from "./samples.js";
-import { rfc3339Seconds } from "./time.js";
+import { strictRfc3339Seconds } from "./time.js";
 
 export interface ClockSkew {
   /** Server time minus the exporter's time at the request's midpoint, seconds: positive, the server is ahead. */
@@ -17,7 +17,7 @@ export interface ClockSkew {
  * the midpoint of the two, and is exact to within half the time between them.
  */
 export function clockSkew(serverTime: string | undefined, request: RequestTiming | undefined): ClockSkew | undefined {
-  const server = rfc3339Seconds(serverTime);
+  const server = strictRfc3339Seconds(serverTime);
   if (server === undefined || request === undefined) return undefined;
   const { startedMs, finishedMs } = request;
   const midpoint = (startedMs + finishedMs) / 2 / 1000;
@@ -38,9 +38,9 @@ export function convertPrometheusRuntimeInfo(
   if (data.reloadConfigSuccess !== undefined)
     out.add(PROMETHEUS.reloadSuccess.name, {}, data.reloadConfigSuccess ? 1 : 0);
   // Go's zero time until a configuration was loaded: no series rather than year 1.
-  const reloaded = rfc3339Seconds(data.lastConfigTime);
+  const reloaded = strictRfc3339Seconds(data.lastConfigTime);
   if (reloaded !== undefined) out.add(PROMETHEUS.reloadTime.name, {}, reloaded);
-  const started = rfc3339Seconds(data.startTime);
+  const started = strictRfc3339Seconds(data.startTime);
   if (started !== undefined) out.add(PROMETHEUS.startTime.name, {}, started);
   const skew = clockSkew(data.serverTime, request);
   if (skew) {

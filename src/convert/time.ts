@@ -20,6 +20,18 @@ export function rfc3339Seconds(text: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms / 1000;
 }
 
+// RFC 3339 as Go's time.Time marshals it (seconds, an optional fraction, Z or an offset). Anchored and
+// without nested repetition: linear on any text.
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)$/;
+
+/**
+ * rfc3339Seconds for a time that only RFC 3339 may spell: Date.parse also takes "5" (2001-05-01) or
+ * "2024", so a server's start time or clock (clock skew) is checked for the form first.
+ */
+export function strictRfc3339Seconds(text: string | undefined): number | undefined {
+  return text !== undefined && RFC3339.test(text) ? rfc3339Seconds(text) : undefined;
+}
+
 /**
  * A target's last scrape in Unix seconds; undefined when it never was: Prometheus writes Go's zero
  * time, VictoriaMetrics and vmagent the Unix epoch in the process's zone (`1970-01-01T00:00:00Z`,

@@ -30,6 +30,13 @@ describe("clockSkew", () => {
     expect(clockSkew(v242.data.serverTime, { startedMs: 0, finishedMs: 1 })).toBeUndefined();
     expect(clockSkew(v35.data.serverTime, undefined)).toBeUndefined();
   });
+
+  it("is unknown for a server time that is not RFC 3339 (Date.parse would take '5' as 2001-05-01)", () => {
+    const request = { startedMs: serverMs, finishedMs: serverMs + 10 };
+    for (const text of ["5", "2024", "Tue, 01 Jan 2999 00:00:00 GMT", "+275760-09-13T00:00:00Z", ""])
+      expect(clockSkew(text, request), text).toBeUndefined();
+    expect(clockSkew("2025-07-14T10:00:00.250+02:00", request)?.skewSeconds).toBeCloseTo(-7200.005, 3);
+  });
 });
 
 describe("convertPrometheusRuntimeInfo", () => {
