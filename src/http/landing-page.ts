@@ -207,7 +207,10 @@ function summaryList({ sources, groups, refusedReload }: LandingPageInfo): strin
 
   if (groups.length > 0) {
     const differ = groups.filter((g) => g.differences.length > 0);
-    let line = `${count(differ.length)} of ${plural(groups.length, "replica group")} ${differ.length === 1 ? "differs" : "differ"}`;
+    let line =
+      differ.length === 0
+        ? `${plural(groups.length, "replica group")}, members agreeing`
+        : `${count(differ.length)} of ${plural(groups.length, "replica group")} ${differ.length === 1 ? "differs" : "differ"}`;
     const named = differ
       .slice(0, NAMES_LISTED)
       .map(

@@ -119,7 +119,7 @@ describe("status page: summary", () => {
     expect(summaryOf(html)).toContain("1 of 2 replica groups differs (prom-pair: targets, config)");
     expect(html).toContain('<a href="#group-prom-pair">prom-pair</a>');
     const agreeing = page({ groups: [group({ name: "a" }), group({ name: "b" })] });
-    expect(summaryOf(agreeing)).toContain("0 of 2 replica groups differ");
+    expect(summaryOf(agreeing)).toContain("2 replica groups, members agreeing");
   });
 
   it("shows a refused reload of the exporter's config, and a Prometheus whose own reload failed", () => {
