@@ -32,6 +32,12 @@ export interface EndpointSpec {
   stream?(options: DecodeOptions, memory?: DecoderMemory): ChunkDecoder;
   /** Error answers that tell something about the server; undefined for a real failure. */
   recognise?(error: PollError): Recognised | undefined;
+  /**
+   * The exporter's own bound on the bytes read of one answer, decompressed, whatever max_response_size
+   * and the decoder's memory allow: the answer's size is the server's to choose, its cost is ours.
+   * Absent: those two alone bound it.
+   */
+  maxBytes?: number;
 }
 
 // web/api/v1/api.go (2.32 through 3.x): in agent mode the tsdb status and the rules are wrapped by
@@ -108,11 +114,42 @@ function statusEndpointRecogniser(endpoint: Endpoint, path: string) {
   };
 }
 
-const statusEndpoint = (endpoint: Endpoint, path: string): EndpointSpec => ({
+const statusEndpoint = (endpoint: Endpoint, path: string, maxBytes: number): EndpointSpec => ({
   path,
   searchParams: () => undefined,
   recognise: statusEndpointRecogniser(endpoint, path),
+  maxBytes,
 });
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+// Per-endpoint bounds (see EndpointSpec.maxBytes): a real answer's size with 50x headroom or more, so
+// no real server meets them and one hostile answer costs little (read whole on the main thread, then
+// parsed). What real servers answer, measured on Debian's 2.42 and upstream's code at v3.9.0:
+/** buildinfo: six short strings (version, revision, branch, buildUser, buildDate, goVersion), ~250 bytes. */
+const BUILDINFO_MAX_BYTES = 64 * KiB;
+/** runtimeinfo: 10-13 scalars and short strings (paths, GOMAXPROCS, storage retention), ~300-450 bytes. */
+const RUNTIMEINFO_MAX_BYTES = 64 * KiB;
+/** walreplay: three numbers (min, max, current segment), ~80 bytes. */
+const WALREPLAY_MAX_BYTES = 64 * KiB;
+/** flags: every command-line flag and its value, ~2 KB for 2.42's 54; long values (URLs, paths) stay far below. */
+const FLAGS_MAX_BYTES = 1 * MiB;
+/** features (3.9+): feature names in a dozen categories, 223 names and ~6 KB at 3.9. */
+const FEATURES_MAX_BYTES = 1 * MiB;
+/**
+ * config: the loaded YAML as one JSON string, a few KB to a few MB (an operator-generated config of
+ * thousands of jobs with their relabelings, or static targets inlined); 32 MiB holds several times the
+ * largest seen.
+ */
+const CONFIG_MAX_BYTES = 32 * MiB;
+/**
+ * rules: every group and rule with its query, labels and annotations and, for alerting rules, their
+ * active alerts (each alert's labels and annotations: the bulk of a large answer during an outage, as
+ * servers before 2.51 cannot be asked to leave them out). Thousands of rules are a few MB; 64 MiB
+ * leaves room for tens of thousands of alerts firing at once.
+ */
+const RULES_MAX_BYTES = 64 * MiB;
 
 const TSDB_PATH = "/api/v1/status/tsdb";
 
@@ -157,14 +194,14 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     path: "/api/v2/status",
     searchParams: () => undefined,
   },
-  config: statusEndpoint("config", "/api/v1/status/config"),
-  rules: statusEndpoint("rules", "/api/v1/rules"),
-  flags: statusEndpoint("flags", "/api/v1/status/flags"),
-  runtimeinfo: statusEndpoint("runtimeinfo", "/api/v1/status/runtimeinfo"),
-  buildinfo: statusEndpoint("buildinfo", "/api/v1/status/buildinfo"),
+  config: statusEndpoint("config", "/api/v1/status/config", CONFIG_MAX_BYTES),
+  rules: statusEndpoint("rules", "/api/v1/rules", RULES_MAX_BYTES),
+  flags: statusEndpoint("flags", "/api/v1/status/flags", FLAGS_MAX_BYTES),
+  runtimeinfo: statusEndpoint("runtimeinfo", "/api/v1/status/runtimeinfo", RUNTIMEINFO_MAX_BYTES),
+  buildinfo: statusEndpoint("buildinfo", "/api/v1/status/buildinfo", BUILDINFO_MAX_BYTES),
   // Not behind the readiness gate (api.go registers serveWALReplayStatus bare): it answers during the replay.
-  walreplay: statusEndpoint("walreplay", "/api/v1/status/walreplay"),
-  features: statusEndpoint("features", "/api/v1/features"),
+  walreplay: statusEndpoint("walreplay", "/api/v1/status/walreplay", WALREPLAY_MAX_BYTES),
+  features: statusEndpoint("features", "/api/v1/features", FEATURES_MAX_BYTES),
 };
 
 /** The URL an endpoint's poll requests, query included (for accounts of a poll, not for fetching). */

@@ -9,9 +9,9 @@ import { classifyError } from "../upstream/classify-error.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
 import { type DecodePool, decodePool } from "./decode-pool.js";
-import type { DecodeOptions, RequestTiming } from "./decode-types.js";
+import type { DecodeOptions, ParseBudget, RequestTiming } from "./decode-types.js";
 import type { PackedResult } from "./decoder-messages.js";
-import { ENDPOINTS, supportedSample } from "./endpoints.js";
+import { ENDPOINTS, type EndpointSpec, supportedSample } from "./endpoints.js";
 import { answerClue, clusterClue, type FlavorClue, refusalClue, TAIL_BYTES, targetsEndClue } from "./flavor-clues.js";
 import { overSeriesLimit } from "./series-limit.js";
 
@@ -91,15 +91,15 @@ export async function pollEndpoint(
     replicaLabels: source.replicaLabels,
     flagsIgnore: source.flags.ignore,
     labelPrefix,
-    maxBytes: source.maxResponseBytes,
+    maxBytes: Math.min(source.maxResponseBytes, spec.maxBytes ?? Number.POSITIVE_INFINITY),
   };
   if (flavor !== undefined) options.flavor = flavor;
   let clue: FlavorClue | undefined;
   /** A whole answer fetched and decoded; `reference` skips the streaming reader. */
   const whole = async (reference: boolean): Promise<[PackedResult, Received]> => {
-    // No more is read than the decoder could parse: the rest would be downloaded only to be refused.
-    const budget = decoder.parseBudget();
-    const capped = budget.bytes < source.maxResponseBytes;
+    // No more is read than the decoder could parse (the rest would be downloaded only to be refused),
+    // nor than the endpoint's own bound.
+    const limit = readLimit(source, spec, decoder.parseBudget());
     // Answers waiting in memory for their decoder share one budget, so a flood of large ones waits
     // on the network instead of piling up.
     const timeout = AbortSignal.timeout(Math.max(1, timeLeft()));
@@ -108,15 +108,18 @@ export async function pollEndpoint(
       // By the exporter's wall clock, for a server time in the answer (clock skew): from the request
       // (its retries included) to the whole answer read.
       const startedMs = Date.now();
-      const { body, ...received } = await fetchBody(url, {
-        ...(capped ? fetchOptions(budget.bytes, budget.because) : fetchOptions()),
+      // An endpoint with its own bound is inflated as it is read, so a gzip answer stops at the bound too.
+      const { body, inflated, ...received } = await fetchBody(url, {
+        ...fetchOptions(limit.bytes, limit.because),
         beforeKeeping: share.take,
+        inflate: spec.maxBytes !== undefined,
       });
       const request: RequestTiming = { startedMs, finishedMs: Date.now() };
+      const encoding = inflated ? undefined : received.encoding;
       // Before the decoder has it: the body may move to its thread.
-      clue = answerClue(endpoint, body, received.encoding);
+      clue = answerClue(endpoint, body, encoding);
       const result = await decoder.decode(
-        { endpoint, body, encoding: received.encoding, options: { ...options, request }, reference },
+        { endpoint, body, encoding, options: { ...options, request }, reference },
         timeLeft(),
       );
       return [result, received];
@@ -179,6 +182,29 @@ export async function pollEndpoint(
     return { ok: false, error: pollError, fallback, ...(clue ? { clue } : {}), ...finish() };
   }
 }
+
+/**
+ * The most bytes read of one answer read whole: the least of max_response_size, what the decoder can
+ * parse and the endpoint's own bound; `because` names the one that set it, unless max_response_size.
+ */
+export function readLimit(
+  source: Pick<SourceConfig, "maxResponseBytes">,
+  spec: Pick<EndpointSpec, "path" | "maxBytes">,
+  budget: Pick<ParseBudget, "bytes" | "because">,
+): { bytes: number; because?: string } {
+  let limit: { bytes: number; because?: string } = { bytes: source.maxResponseBytes };
+  if (budget.bytes < limit.bytes) limit = budget;
+  if (spec.maxBytes !== undefined && spec.maxBytes < limit.bytes)
+    limit = {
+      bytes: spec.maxBytes,
+      because:
+        `the exporter's own bound for ${spec.path} (${mib(spec.maxBytes)}, far above what real servers answer; ` +
+        "not raised by max_response_size)",
+    };
+  return { bytes: limit.bytes, ...(limit.because ? { because: limit.because } : {}) };
+}
+
+const mib = (bytes: number) => (bytes < 2 ** 20 ? `${bytes / 1024} KiB` : `${bytes / 2 ** 20} MiB`);
 
 function supportedLines(endpoint: Endpoint, labelPrefix: string): Uint8Array {
   return renderSamples(POLL.supported.name, labelPrefix, supportedSample(endpoint, true).get(POLL.supported.name));

@@ -29,6 +29,11 @@ export interface FetchOptions {
   http?: HttpClientConfig;
   /** Called for every piece of an answer read whole before it is kept: may wait (the socket pauses). */
   beforeKeeping?: (bytes: number) => Promise<void>;
+  /**
+   * fetchBody: gunzip the answer as it arrives and keep it decompressed (`body` is then plain JSON),
+   * so maxBytes stops the download once the decompressed answer passes it, not only the wire bytes.
+   */
+  inflate?: boolean;
 }
 
 /** What came back besides the body: for /probe's debug account and the poll's log. */
@@ -78,18 +83,25 @@ interface Answer {
 }
 
 /**
- * GETs a URL and returns the raw answer whole (small answers: tsdb and Alertmanager status), trying
- * again after a transient failure while the budget lasts. Every failure becomes a PollError whose
- * reason says what went wrong.
+ * GETs a URL and returns the answer whole (small answers: tsdb, Alertmanager status, Prometheus's other
+ * status endpoints), as it came or, with `inflate`, gunzipped (`inflated` says it was), trying again
+ * after a transient failure while the budget lasts. Every failure becomes a PollError whose reason says
+ * what went wrong.
  */
-export function fetchBody(url: string, options: FetchOptions): Promise<FetchedBody> {
+export function fetchBody(url: string, options: FetchOptions): Promise<FetchedBody & { inflated: boolean }> {
   return withRetries(url, options, async ({ stream, received }) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of stream) {
-      await options.beforeKeeping?.((chunk as Buffer).length);
-      chunks.push(chunk as Buffer);
+    const keep = async (chunk: Buffer) => {
+      await options.beforeKeeping?.(chunk.length);
+      chunks.push(chunk);
+      return true;
+    };
+    if (options.inflate) {
+      const { inflated } = await readDecoded(stream, received, options, keep);
+      return { ...received, body: Buffer.concat(chunks), inflated };
     }
-    return { ...received, body: Buffer.concat(chunks) };
+    for await (const chunk of stream) await keep(chunk as Buffer);
+    return { ...received, body: Buffer.concat(chunks), inflated: false };
   });
 }
 
@@ -104,30 +116,52 @@ export function streamBody(
   onChunk: (chunk: Buffer) => Promise<boolean>,
 ): Promise<Received & { stopped: boolean }> {
   return withRetries(url, options, async ({ stream, received }) => {
-    const gzip = received.encoding === "gzip" || received.encoding === "x-gzip";
-    if (!gzip && received.encoding && received.encoding !== "identity")
-      throw new PollError("invalid_json", "unsupported content-encoding", { upstreamText: excerpt(received.encoding) });
-    const inflate = gzip ? createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }) : undefined;
-    const body = inflate ? stream.pipe(inflate) : stream;
-    stream.once("error", (error) => inflate?.destroy(error));
-    let read = 0;
+    let delivered = false;
     try {
-      for await (const chunk of body) {
-        read += (chunk as Buffer).length;
-        if (read > options.maxBytes)
-          throw new PollError("too_large", `answer larger than ${options.maxBytes} bytes after decompression`);
-        if (!(await onChunk(chunk as Buffer))) return { ...received, stopped: true };
-      }
+      const { stopped } = await readDecoded(stream, received, options, (chunk) => {
+        delivered = true;
+        return onChunk(chunk);
+      });
+      return { ...received, stopped };
     } catch (error) {
-      if (inflate && isZlibError(error))
-        throw new PollError("invalid_json", `answer is not valid gzip: ${error.message}`);
-      throw error instanceof PollError ? error : Object.assign(error as Error, { delivered: read > 0 });
-    } finally {
-      stream.destroy();
-      inflate?.destroy();
+      throw error instanceof PollError ? error : Object.assign(error as Error, { delivered });
     }
-    return { ...received, stopped: false };
   });
+}
+
+/**
+ * Reads an answer's body gunzipped on the fly (in Node's thread pool) and hands it on piece by piece,
+ * failing too_large as soon as the decompressed bytes pass maxBytes: the rest is not downloaded.
+ * `onChunk` resolves once it has room for more, or to false to stop reading.
+ */
+async function readDecoded(
+  stream: Readable,
+  received: Received,
+  options: FetchOptions,
+  onChunk: (chunk: Buffer) => Promise<boolean>,
+): Promise<{ stopped: boolean; inflated: boolean }> {
+  const gzip = received.encoding === "gzip" || received.encoding === "x-gzip";
+  if (!gzip && received.encoding && received.encoding !== "identity")
+    throw new PollError("invalid_json", "unsupported content-encoding", { upstreamText: excerpt(received.encoding) });
+  const inflate = gzip ? createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }) : undefined;
+  const body = inflate ? stream.pipe(inflate) : stream;
+  stream.once("error", (error) => inflate?.destroy(error));
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += (chunk as Buffer).length;
+      if (read > options.maxBytes) throw new PollError("too_large", tooLargeMessage(options, " after decompression"));
+      if (!(await onChunk(chunk as Buffer))) return { stopped: true, inflated: gzip };
+    }
+  } catch (error) {
+    if (inflate && isZlibError(error))
+      throw new PollError("invalid_json", `answer is not valid gzip: ${error.message}`);
+    throw error;
+  } finally {
+    stream.destroy();
+    inflate?.destroy();
+  }
+  return { stopped: false, inflated: gzip };
 }
 
 /**
@@ -219,8 +253,8 @@ async function checkStatus(stream: Readable, status: number, encoding: string | 
   throw new PollError("http_status", `HTTP ${status}`, { status, upstreamText });
 }
 
-function tooLargeMessage({ maxBytes, maxBytesBecause }: FetchOptions): string {
-  return `answer larger than ${maxBytes} bytes${maxBytesBecause ? `, ${maxBytesBecause}` : ""}`;
+function tooLargeMessage({ maxBytes, maxBytesBecause }: FetchOptions, counted = ""): string {
+  return `answer larger than ${maxBytes} bytes${counted}${maxBytesBecause ? `, ${maxBytesBecause}` : ""}`;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
