@@ -146,7 +146,7 @@ const CONFIG_MAX_BYTES = 32 * MiB;
 /**
  * rules: every group and rule with its query, labels and annotations and, for alerting rules, their
  * active alerts (each alert's labels and annotations: the bulk of a large answer during an outage, as
- * servers before 2.51 cannot be asked to leave them out). Thousands of rules are a few MB; 64 MiB
+ * servers before 2.49 cannot be asked to leave them out). Thousands of rules are a few MB; 64 MiB
  * leaves room for tens of thousands of alerts firing at once.
  */
 const RULES_MAX_BYTES = 64 * MiB;
@@ -195,7 +195,13 @@ export const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
     searchParams: () => undefined,
   },
   config: statusEndpoint("config", "/api/v1/status/config", CONFIG_MAX_BYTES),
-  rules: statusEndpoint("rules", "/api/v1/rules", RULES_MAX_BYTES),
+  rules: {
+    ...statusEndpoint("rules", "/api/v1/rules", RULES_MAX_BYTES),
+    // Neither the counts nor the rule-set hash read the alerts: 2.49+ leave them out when asked (an
+    // alerting rule's "alerts": null; web/api/v1/api.go, parseExcludeAlerts, v2.49.0 through v3.5.0);
+    // older servers ignore the parameter.
+    searchParams: () => ({ exclude_alerts: "true" }),
+  },
   flags: statusEndpoint("flags", "/api/v1/status/flags", FLAGS_MAX_BYTES),
   runtimeinfo: statusEndpoint("runtimeinfo", "/api/v1/status/runtimeinfo", RUNTIMEINFO_MAX_BYTES),
   buildinfo: statusEndpoint("buildinfo", "/api/v1/status/buildinfo", BUILDINFO_MAX_BYTES),
