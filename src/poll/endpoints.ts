@@ -62,8 +62,8 @@ const vmagentRefusal = (error: PollError, path: string) =>
   /(?:^|; )unsupported path requested: "([^"]*)"/.exec(error.upstreamText ?? "")?.[1]?.endsWith(path) === true;
 
 const vmagentNotice = (endpoint: Endpoint, path: string) =>
-  `this server answers like vmagent, which has no ${path} (HTTP 400 "unsupported path requested"); ` +
-  `its targets are still polled. Set \`${endpoint}: {enabled: false}\` for this source to stop asking.`;
+  `this server has no ${path} (HTTP 400 "unsupported path requested", as VictoriaMetrics and vmagent answer ` +
+  `a path they do not serve); its targets are still polled. Set \`${endpoint}: {enabled: false}\` for this source to stop asking.`;
 
 const NOT_READY_NOTICE =
   "this Prometheus is not ready (starting up, replaying its WAL, or stopping): its API answers 503 until it is. " +
@@ -108,7 +108,7 @@ function statusEndpointRecogniser(endpoint: Endpoint, path: string) {
     if (error.status === 404)
       return {
         samples: supportedSample(endpoint, false),
-        notice: `this Prometheus has no ${path} (HTTP 404; it came with Prometheus ${SINCE[endpoint]}). ${setting}`,
+        notice: `this server has no ${path} (HTTP 404; Prometheus has it since ${SINCE[endpoint]}). ${setting}`,
       };
     return undefined;
   };

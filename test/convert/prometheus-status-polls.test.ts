@@ -95,7 +95,9 @@ describe("Prometheus's status endpoints, polled", () => {
       expect(valueIn(text, "promstatus_endpoint_supported", { endpoint })).toBe(1);
     const notices = logged.filter((l) => l.source === "p242" && /\/api\/v1\/features/.test(l.msg ?? ""));
     expect(notices).toHaveLength(1);
-    expect(notices[0]?.msg).toMatch(/HTTP 404; it came with Prometheus 3\.9.*`features: \{enabled: false\}`/);
+    expect(notices[0]?.msg).toMatch(
+      /has no \/api\/v1\/features \(HTTP 404; Prometheus has it since 3\.9\).*`features: \{enabled: false\}`/,
+    );
     expect(notices[0]?.level).toBe(30); // info: an older server, not a failure
     expect(valueIn(text, "promstatus_prometheus_ready")).toBe(1);
     expect(valueIn(text, "promstatus_prometheus_wal_replay_progress")).toBe(1);
