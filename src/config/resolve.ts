@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
-import type { Flavor } from "../convert/flavor.js";
 import { DEFAULTS } from "./defaults.js";
 import { parseDuration } from "./duration.js";
+import type { Flavor } from "./flavors.js";
 import { servedLabelName } from "./labels.js";
 import type { RawConfig, RawModule, RawSource } from "./schema.js";
 import { parseSize } from "./size.js";

@@ -1,7 +1,7 @@
 import { validateDetailed } from "node-cron";
 import { z } from "zod";
-import { FLAVORS, FLAVORS_OF_KIND, type Flavor } from "../convert/flavor.js";
 import { parseDuration } from "./duration.js";
+import { FLAVORS, FLAVORS_OF_KIND, type Flavor } from "./flavors.js";
 import { httpClientFields } from "./http-client-schema.js";
 import { LABEL_NAME, RESERVED_LABELS, servedLabelName } from "./labels.js";
 import { typeError } from "./messages.js";

@@ -1,5 +1,5 @@
-import type { Flavor } from "../convert/flavor.js";
 import type { ConfigWarning } from "./config-error.js";
+import type { Flavor } from "./flavors.js";
 
 /** How to reach a source (Prometheus http_config semantics). Secrets stay in files where given. */
 export interface HttpClientConfig {

@@ -1,8 +1,13 @@
-import type { RequestTiming } from "../poll/decode-types.js";
 import type { PrometheusRuntimeInfoResponse } from "../upstream/payloads.js";
 import { PROMETHEUS } from "./families.js";
 import { SampleSet } from "./samples.js";
 import { strictRfc3339Seconds } from "./time.js";
+
+/** When a request went out and when its answer had arrived, Unix ms by the exporter's clock. */
+export interface RequestTiming {
+  startedMs: number;
+  finishedMs: number;
+}
 
 export interface ClockSkew {
   /** Server time minus the exporter's time at the request's midpoint, seconds: positive, the server is ahead. */

@@ -1,4 +1,4 @@
-import { FLAVOR_NAMES } from "../convert/flavor.js";
+import { FLAVOR_NAMES } from "../config/flavors.js";
 import type { ProbeRecord } from "../probe/prober.js";
 import type { GroupMemberRow, GroupTable } from "../publish/groups.js";
 import type { EndpointState } from "../publish/source-state.js";

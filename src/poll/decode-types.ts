@@ -1,6 +1,7 @@
+import type { Flavor } from "../config/flavors.js";
 import type { Endpoint } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
-import type { Flavor } from "../convert/flavor.js";
+import type { RequestTiming } from "../convert/prometheus-runtime.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { TargetLabel } from "../convert/targets.js";
 import type { Families, FamilyLines } from "../exposition/pack.js";
@@ -39,10 +40,7 @@ export interface ConvertOptions {
   flavor?: Flavor;
 }
 
-export interface RequestTiming {
-  startedMs: number;
-  finishedMs: number;
-}
+export type { RequestTiming } from "../convert/prometheus-runtime.js";
 
 /** What a fast path gives: the rendered lines, their sample count, and replica facts if asked for. */
 export interface FastDecoded {

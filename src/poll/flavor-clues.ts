@@ -1,7 +1,8 @@
 import { constants, gunzipSync } from "node:zlib";
+import type { Flavor } from "../config/flavors.js";
 import type { Endpoint } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
-import { detectFlavor, type Flavor, fromCluster } from "../convert/flavor.js";
+import { detectFlavor, fromCluster } from "../convert/flavor.js";
 import type { PollError } from "../upstream/poll-error.js";
 
 // What one answer says about the server behind the API (convert/flavor.ts decides), read on the event

@@ -1,6 +1,6 @@
+import { flavorFits } from "../config/flavors.js";
 import { redactUrl } from "../config/redact-url.js";
 import { type Endpoint, endpointsOf, type ModuleConfig, type SourceConfig } from "../config/types.js";
-import { flavorFits } from "../convert/flavor.js";
 import { plainText } from "../exposition/unpack.js";
 import { probeDecodePool } from "../poll/decode-pool.js";
 import { requestUrl } from "../poll/endpoints.js";

@@ -1,6 +1,6 @@
+import type { Flavor } from "../config/flavors.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
-import type { Flavor } from "../convert/flavor.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import { type Families, sameLines } from "../exposition/pack.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";

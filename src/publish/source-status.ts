@@ -1,7 +1,7 @@
+import type { Flavor } from "../config/flavors.js";
 import { redactUrl } from "../config/redact-url.js";
 import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
-import type { Flavor } from "../convert/flavor.js";
 import { type EndpointState, flavorOf, type SourceState } from "./source-state.js";
 
 /** One scheduled source as the status page shows it: its endpoints in poll order, polled or not yet. */

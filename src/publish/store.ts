@@ -1,8 +1,8 @@
 import { promisify } from "node:util";
 import { constants, gzip } from "node:zlib";
+import type { Flavor } from "../config/flavors.js";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
-import type { Flavor } from "../convert/flavor.js";
 import { type FamilyLines, isPacked, plainLength } from "../exposition/pack.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
+import { FLAVOR_NAMES, type Flavor, flavorFits } from "../config/flavors.js";
 import type { SourceConfig } from "../config/types.js";
 import { THANOS_IN_GROUP } from "../config/warnings.js";
-import { FLAVOR_NAMES, type Flavor, flavorFits } from "../convert/flavor.js";
 import type { FlavorClue } from "../poll/flavor-clues.js";
 
 /** A flavor as the log names it, for a source of this kind. */

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
+import type { Flavor } from "../config/flavors.js";
 import { sameSource } from "../config/same-source.js";
 import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
-import type { Flavor } from "../convert/flavor.js";
 import { pollClue } from "../poll/flavor-clues.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Flavor } from "../../src/convert/flavor.js";
+import type { Flavor } from "../../src/config/flavors.js";
 import { type DecodeResult, decodeAnswer } from "../../src/poll/decode.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 import { samplesOf, valueIn } from "../helpers/exposition.js";

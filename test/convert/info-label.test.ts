@@ -41,7 +41,10 @@ describe("label values from an answer's free text", () => {
   });
 
   it("bounds an Alertmanager's build_info and peer_info labels, and its peers and version as compared", () => {
-    const answer = upstreamFixture<AlertmanagerStatusResponse>("alertmanager-status-clustered.json", alertmanagerStatusResponse);
+    const answer = upstreamFixture<AlertmanagerStatusResponse>(
+      "alertmanager-status-clustered.json",
+      alertmanagerStatusResponse,
+    );
     const hostile: AlertmanagerStatusResponse = {
       ...answer,
       cluster: { ...answer.cluster, name: HUGE, peers: [{ name: HUGE, address: HUGE }] },
