@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { parse } from "yaml";
 import { InvalidPayloadError } from "./invalid-payload.js";
+import { nestsTooDeeply, YAML_NESTING_LIMIT } from "./yaml-depth.js";
 
 export interface AlertmanagerConfigSummary {
   receivers: number;
@@ -34,6 +35,9 @@ export function configSha256(original: string): string {
  * Alertmanager leaves some secrets (webhook URLs with tokens) in clear text.
  */
 export function summarizeAlertmanagerConfig(original: string): AlertmanagerConfigSummary {
+  // Measured first: a deep enough text overflows the parser's stack, and on Node 20 aborts the process.
+  if (nestsTooDeeply(original))
+    throw new InvalidPayloadError(`config.original is nested more than ${YAML_NESTING_LIMIT} levels deep (not parsed)`);
   let doc: unknown;
   try {
     // logLevel "error": the parser's warnings would reach stderr through process.emitWarning, quoting

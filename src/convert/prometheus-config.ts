@@ -5,6 +5,7 @@ import { InvalidPayloadError } from "./invalid-payload.js";
 import { digestOf } from "./prometheus-digest.js";
 import type { DigestFacts } from "./replica-facts.js";
 import { SampleSet } from "./samples.js";
+import { nestsTooDeeply, YAML_NESTING_LIMIT } from "./yaml-depth.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -16,6 +17,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * sorted), so neither key order nor formatting counts.
  */
 export function prometheusConfigSha256(yaml: string, replicaLabels: readonly string[]): string {
+  // Measured first: a deep enough text overflows the parser's stack, and on Node 20 aborts the process.
+  if (nestsTooDeeply(yaml))
+    throw new InvalidPayloadError(`data.yaml is nested more than ${YAML_NESTING_LIMIT} levels deep (not parsed)`);
   let doc: unknown;
   try {
     // logLevel "error": the parser's warnings would reach stderr, quoting the text, outside the logger.

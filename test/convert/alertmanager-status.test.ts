@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { parse } from "yaml";
 import { summarizeAlertmanagerConfig } from "../../src/convert/alertmanager-config.js";
 import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status.js";
 import { ALERTMANAGER } from "../../src/convert/families.js";
@@ -7,6 +8,12 @@ import { InvalidPayloadError } from "../../src/convert/invalid-payload.js";
 import { alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { fixtureJson, upstreamFixture } from "../helpers/fixtures.js";
 import { sampleValue } from "../helpers/samples.js";
+
+// The real parser, watched: a text nested too deeply must be refused before it is parsed.
+vi.mock("yaml", async (importOriginal) => {
+  const real = await importOriginal<typeof import("yaml")>();
+  return { ...real, parse: vi.fn(real.parse) };
+});
 
 const clustered = upstreamFixture("alertmanager-status-clustered.json", alertmanagerStatusResponse);
 const standalone = upstreamFixture("alertmanager-status-standalone.json", alertmanagerStatusResponse);
@@ -108,6 +115,37 @@ describe("summarizeAlertmanagerConfig", () => {
     const parse = () => summarizeAlertmanagerConfig(`route: [\n url: "${secret}`);
     expect(parse).toThrow(InvalidPayloadError);
     expect(parse).toThrow(/^config.original is not valid YAML$/);
+  });
+});
+
+describe("summarizeAlertmanagerConfig: a config nested too deeply", () => {
+  // Parsing ~5000 levels overflows the parser's stack, and a second time on Node 20 aborts the process;
+  // any /probe caller can name the Alertmanager whose config.original it is.
+  const secret = "https://hooks.example/T0/s3cr3t";
+  const deep = [
+    `receivers: [{name: x, webhook_configs: [{url: ${secret}}]}]\nroute: ${"[".repeat(5000)}${"]".repeat(5000)}\n`,
+    `route:\n  routes:\n${"  - ".repeat(5000)}${secret}\n`,
+    `${Array.from({ length: 5000 }, (_, i) => `${" ".repeat(2 * i)}- routes:`).join("\n")} ${secret}\n`,
+  ];
+
+  it.each(deep.map((text, i) => [i, text]))("is refused before parsing, without quoting it (%i)", (_, text) => {
+    vi.mocked(parse).mockClear();
+    let message = "";
+    try {
+      summarizeAlertmanagerConfig(text);
+    } catch (err) {
+      expect(err).toBeInstanceOf(InvalidPayloadError);
+      message = (err as Error).message;
+    }
+    expect(message).toBe("config.original is nested more than 100 levels deep (not parsed)");
+    expect(parse).not.toHaveBeenCalled();
+  });
+
+  it("is parsed when it nests as real configs do", () => {
+    vi.mocked(parse).mockClear();
+    expect(summarizeAlertmanagerConfig(clustered.config.original).receivers).toBeGreaterThan(0);
+    expect(summarizeAlertmanagerConfig(standalone.config.original).routes).toBeGreaterThan(0);
+    expect(parse).toHaveBeenCalledTimes(2);
   });
 });
 

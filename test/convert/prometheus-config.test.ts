@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parse, stringify } from "yaml";
+import { InvalidPayloadError } from "../../src/convert/invalid-payload.js";
 import { convertPrometheusConfig, prometheusConfigSha256 } from "../../src/convert/prometheus-config.js";
 import { prometheusConfigResponse } from "../../src/upstream/payloads.js";
 import { upstreamFixture } from "../helpers/fixtures.js";
@@ -7,6 +8,12 @@ import { sampleValue } from "../helpers/samples.js";
 
 // Captured from two Debian 2.42 replicas whose configs differ only in external_labels.replica
 // (test/fixtures/upstream/capture-prometheus-status.sh).
+// The real parser, watched: a text nested too deeply must be refused before it is parsed.
+vi.mock("yaml", async (importOriginal) => {
+  const real = await importOriginal<typeof import("yaml")>();
+  return { ...real, parse: vi.fn(real.parse) };
+});
+
 const a = upstreamFixture("prometheus-config.json", prometheusConfigResponse).data.yaml;
 const b = upstreamFixture("prometheus-config-replica-b.json", prometheusConfigResponse).data.yaml;
 const REPLICA_LABELS = ["replica", "prometheus_replica"];
@@ -65,5 +72,34 @@ describe("prometheusConfigSha256", () => {
   it("serves the hash as promstatus_prometheus_config_info{sha256}", () => {
     const samples = convertPrometheusConfig({ status: "success", data: { yaml: a } }, REPLICA_LABELS);
     expect(sampleValue(samples, "promstatus_prometheus_config_info", { sha256: sha(b) })).toBe(1);
+  });
+});
+
+describe("prometheusConfigSha256: a config nested too deeply", () => {
+  // Parsing ~5000 levels overflows the parser's stack, and a second time on Node 20 aborts the process.
+  const secret = "s3cr3t-token";
+  const deep = [
+    `global: {external_labels: {k: ${secret}}}\nx: ${"[".repeat(5000)}${"]".repeat(5000)}\n`,
+    `# ${secret}\n${"- ".repeat(5000)}x\n`,
+    `${Array.from({ length: 5000 }, (_, i) => `${" ".repeat(i)}a${i}:`).join("\n")} ${secret}\n`,
+  ];
+
+  it.each(deep.map((text, i) => [i, text]))("is refused before parsing, without quoting it (%i)", (_, text) => {
+    vi.mocked(parse).mockClear();
+    let message = "";
+    try {
+      sha(text);
+    } catch (err) {
+      expect(err).toBeInstanceOf(InvalidPayloadError);
+      message = (err as Error).message;
+    }
+    expect(message).toBe("data.yaml is nested more than 100 levels deep (not parsed)");
+    expect(parse).not.toHaveBeenCalled();
+  });
+
+  it("is parsed when it nests as real configs do", () => {
+    vi.mocked(parse).mockClear();
+    expect(sha(a)).toMatch(/^[0-9a-f]{64}$/);
+    expect(parse).toHaveBeenCalledTimes(1);
   });
 });
