@@ -4,6 +4,7 @@ import { POLL, PROMETHEUS } from "../convert/families.js";
 import { SampleSet } from "../convert/samples.js";
 import { agentModeSamples, VICTORIAMETRICS_MAX_TOP_N } from "../convert/tsdb.js";
 import type { PollError } from "../upstream/poll-error.js";
+import { isReadinessGate } from "../upstream/readiness-gate.js";
 import type { ChunkDecoder, DecodeOptions, DecoderMemory } from "./decode-types.js";
 import { TargetsDecoder } from "./targets-fast-path.js";
 
@@ -47,12 +48,6 @@ const agentRefusal = (error: PollError) => error.status === 422 && AGENT_REFUSAL
 /** The endpoints wrapAgent refuses (the others answer in agent mode too). */
 const AGENT_REFUSED: ReadonlySet<Endpoint> = new Set(["tsdb", "rules"]);
 
-// web/web.go, testReady (v2.42.0 through v3.14.0): until the server is ready (TSDB opened, WAL
-// replayed, config loaded) and again while it stops, every /api/v1 endpoint but walreplay answers 503
-// with exactly this text (api.go: Register wraps them in api.ready, which is testReady).
-const NOT_READY_TEXT = "Service Unavailable";
-const readinessGate = (error: PollError) => error.status === 503 && error.upstreamText === NOT_READY_TEXT;
-
 // vmagent has neither a TSDB nor a buildinfo route: lib/httpserver/httpserver.go answers any path it
 // does not serve with HTTP 400 `unsupported path requested: "<path>"` (a text/plain line), up to
 // v1.121 after `remoteAddr: "<addr>"; requestURI: <uri>; ` (from v1.122.0 that goes to its log only).
@@ -95,7 +90,7 @@ function statusEndpointRecogniser(endpoint: Endpoint, path: string) {
   return (error: PollError): Recognised | undefined => {
     // The gate's 503 is an answer from runtimeinfo only, which publishes ready 0: the other endpoints of a
     // server that is not ready fail as any 503 does, so one that never gets ready does not read as up.
-    if (endpoint === "runtimeinfo" && readinessGate(error))
+    if (endpoint === "runtimeinfo" && isReadinessGate(error))
       return { samples: new SampleSet().add(PROMETHEUS.ready.name, {}, 0), notice: NOT_READY_NOTICE };
     const setting = `Set \`${endpoint}: {enabled: false}\` for this source to stop asking.`;
     if (vmagentRefusal(error, path))

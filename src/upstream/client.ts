@@ -13,6 +13,7 @@ import { readErrorStart } from "./error-start.js";
 import { excerpt } from "./excerpt.js";
 import { PollError } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
+import { isReadinessGate } from "./readiness-gate.js";
 import { keepCredentialsAtHome, stayWithin } from "./redirects.js";
 
 export interface FetchOptions {
@@ -271,7 +272,10 @@ function isZlibError(error: unknown): error is Error {
 
 function retryable(error: unknown): boolean {
   if ((error as { delivered?: boolean }).delivered) return false;
-  if (error instanceof PollError) return error.reason === "http_status" && RETRY_STATUSES.has(error.status ?? 0);
+  if (error instanceof PollError)
+    // A Prometheus behind its readiness gate stays there for seconds to many minutes (a WAL replay):
+    // retried, each poll of it took two seconds more and the next poll waited for it.
+    return error.reason === "http_status" && RETRY_STATUSES.has(error.status ?? 0) && !isReadinessGate(error);
   return RETRY_CODES.has((error as RequestError).code ?? "");
 }
 

@@ -178,6 +178,18 @@ describe("Prometheus's status endpoints, polled", () => {
     });
   });
 
+  it("asks a server behind its readiness gate once per poll (no retry: it stays there), another 503 again", async () => {
+    const gate = await serve((_req, res) =>
+      res.writeHead(503).end(fixtureText("upstream/prometheus-error-not-ready.txt")),
+    );
+    const outcome = await pollEndpoint(allOn(gate.url), "runtimeinfo");
+    expect(outcome).toMatchObject({ ok: true });
+    expect(gate.requests).toHaveLength(1);
+    const blip = await serve((_req, res) => res.writeHead(503).end("upstream connect error"));
+    expect(await pollEndpoint(allOn(blip.url), "runtimeinfo")).toMatchObject({ ok: false });
+    expect(blip.requests.length).toBeGreaterThan(1); // retried (as many times as the 2 s timeout allows)
+  });
+
   it("measures clock skew against the midpoint of the request (3.2+: runtimeinfo serverTime)", async () => {
     // The server's clock 30 s ahead, answering 200 ms after the request arrives.
     const ahead: Handler = (_req, res) => {
