@@ -66,7 +66,8 @@ describe("pollEndpoint", () => {
     const up = await serve((_req, res) => {
       calls++;
       if (calls === 1) {
-        res.writeHead(503).end("Service Unavailable");
+        // A proxy's blip (not Prometheus's readiness gate, whose exact "Service Unavailable" is not retried).
+        res.writeHead(503).end("upstream connect error or disconnect/reset before headers");
         return;
       }
       res.writeHead(200, { "content-type": "application/json" }).end(targetsJson);
