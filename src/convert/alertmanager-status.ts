@@ -1,7 +1,7 @@
 import type { AlertmanagerStatusResponse } from "../upstream/payloads.js";
 import { summarizeAlertmanagerConfig } from "./alertmanager-config.js";
 import { ALERTMANAGER } from "./families.js";
-import { infoLabels } from "./info-label.js";
+import { buildInfoLabels, infoLabels } from "./info-label.js";
 import { SampleSet } from "./samples.js";
 import { rfc3339Seconds } from "./time.js";
 
@@ -26,14 +26,7 @@ export function convertAlertmanagerStatus(payload: AlertmanagerStatusResponse): 
 
   const v = payload.versionInfo;
   if (v) {
-    const labels = infoLabels({
-      version: v.version,
-      revision: v.revision,
-      branch: v.branch,
-      go_version: v.goVersion,
-      build_user: v.buildUser,
-      build_date: v.buildDate,
-    });
+    const labels = buildInfoLabels(v);
     out.add(ALERTMANAGER.buildInfo.name, labels, 1);
   }
 

@@ -20,3 +20,22 @@ export function infoLabels<K extends string>(labels: Record<K, string>): Record<
   for (const key of Object.keys(labels) as K[]) out[key] = infoLabel(labels[key]);
   return out;
 }
+
+/** The build_info labels Prometheus and Alertmanager both report (versionInfo, buildinfo), bounded. */
+export function buildInfoLabels(v: {
+  version: string;
+  revision: string;
+  branch: string;
+  goVersion: string;
+  buildUser: string;
+  buildDate: string;
+}): Record<"version" | "revision" | "branch" | "go_version" | "build_user" | "build_date", string> {
+  return infoLabels({
+    version: v.version,
+    revision: v.revision,
+    branch: v.branch,
+    go_version: v.goVersion,
+    build_user: v.buildUser,
+    build_date: v.buildDate,
+  });
+}
