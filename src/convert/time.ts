@@ -16,8 +16,57 @@ export function headTimeSeconds(ms: number): number | undefined {
 export function rfc3339Seconds(text: string | undefined): number | undefined {
   if (!text || text.startsWith("0001-01-01")) return undefined;
   // V8 accepts fractions finer than milliseconds (and keeps the milliseconds).
-  const ms = Date.parse(text);
+  const ms = utcMillis(text) ?? Date.parse(text);
   return Number.isNaN(ms) ? undefined : ms / 1000;
+}
+
+const digit = (text: string, i: number) => text.charCodeAt(i) - 0x30;
+/** The number written by the two digits at i, or NaN. */
+function twoDigits(text: string, i: number): number {
+  const a = digit(text, i);
+  const b = digit(text, i + 1);
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : Number.NaN;
+}
+
+/**
+ * Date.parse's milliseconds for the time every target's last scrape is written as, `2026-11-21T05:00:26.170032Z`
+ * (UTC, an optional fraction of 1 to 9 digits), read without Date.parse (a tenth of its cost, once per
+ * target); undefined for any other text, and for fields where Date.parse has rules of its own (a day
+ * past the 28th rolls over, 24:00, years before 1970), which Date.parse then reads.
+ */
+function utcMillis(text: string): number | undefined {
+  const n = text.length;
+  if (n < 20 || n === 21 || n > 30 || text.charCodeAt(n - 1) !== 0x5a) return undefined; // Z
+  if (text[4] !== "-" || text[7] !== "-" || text[10] !== "T" || text[13] !== ":" || text[16] !== ":") return undefined;
+  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  // Each comparison is false for NaN: a field that is not two digits is left to Date.parse.
+  if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= 28)) return undefined;
+  if (!(hour <= 23 && minute <= 59 && second <= 59)) return undefined;
+  let ms = 0;
+  if (n > 20) {
+    if (text[19] !== ".") return undefined;
+    for (let i = 20; i < n - 1; i++) {
+      const d = digit(text, i);
+      if (!(d >= 0 && d <= 9)) return undefined;
+      if (i < 23) ms += d * (i === 20 ? 100 : i === 21 ? 10 : 1); // milliseconds; finer digits dropped
+    }
+  }
+  return daysSinceEpoch(year, month, day) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+}
+
+/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil). */
+function daysSinceEpoch(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 // RFC 3339 as Go's time.Time marshals it (seconds, an optional fraction, Z or an offset). Anchored and

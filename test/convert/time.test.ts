@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
 import { headTimeSeconds, lastScrapeSeconds, rfc3339Seconds, targetHealth } from "../../src/convert/time.js";
 
 describe("headTimeSeconds", () => {
@@ -40,5 +41,44 @@ describe("rfc3339Seconds", () => {
   it("returns undefined for garbage", () => {
     expect(rfc3339Seconds("yesterday")).toBeUndefined();
     expect(rfc3339Seconds(undefined)).toBeUndefined();
+  });
+
+  it("reads a target's usual last scrape (UTC, a fraction) without Date.parse", () => {
+    const parse = vi.spyOn(Date, "parse");
+    try {
+      expect(rfc3339Seconds("2026-11-21T05:00:26.17003266Z")).toBe(Date.UTC(2026, 10, 21, 5, 0, 26, 170) / 1000);
+      expect(rfc3339Seconds("2000-02-28T23:59:59Z")).toBe(Date.UTC(2000, 1, 28, 23, 59, 59) / 1000);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("gives what Date.parse gives, for any text near that form", () => {
+    const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, "0"));
+    const text = fc
+      .record({
+        year: fc.oneof(fc.integer({ min: 1960, max: 2400 }), fc.integer({ min: 0, max: 9999 })),
+        month: two(13),
+        day: two(32),
+        hour: two(25),
+        minute: two(61),
+        second: two(61),
+        fraction: fc.oneof(fc.constant(""), fc.stringMatching(/^\.[0-9]{0,11}$/), fc.constant(".x")),
+        zone: fc.constantFrom("Z", "z", "", "+01:00", "-05:30", "ZZ"),
+        sep: fc.constantFrom("T", "T", "T", "t", " "),
+      })
+      .map(
+        (f) =>
+          `${String(f.year).padStart(4, "0")}-${f.month}-${f.day}${f.sep}${f.hour}:${f.minute}:${f.second}${f.fraction}${f.zone}`,
+      );
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ maxLength: 32 })), (t) => {
+        const ms = Date.parse(t);
+        const expected = t === "" || t.startsWith("0001-01-01") || Number.isNaN(ms) ? undefined : ms / 1000;
+        expect(rfc3339Seconds(t)).toBe(expected);
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
