@@ -35,8 +35,12 @@ const FNV_PRIME = 0x01000193;
 
 /** Bytes appended one block after another. */
 class Arena {
-  bytes = Buffer.allocUnsafe(4096);
+  bytes: Buffer;
   used = 0;
+
+  constructor(size = 4096) {
+    this.bytes = Buffer.allocUnsafe(Math.max(size, 4096));
+  }
 
   /** Room for `n` more bytes; the offset they go at. */
   reserve(n: number): number {
@@ -99,7 +103,7 @@ export class TargetTable implements TargetSeries {
   private readonly idIndex = new HashIndex((id) => this.idHash[id] as number);
 
   // Series: rendered labels in pairsArena, chained by their hash; their pool (as written) and values.
-  private readonly pairsArena = new Arena();
+  private pairsArena = new Arena();
   private pairsStart: Int32Array = new Int32Array(1024);
   private pairsLengths: Int32Array = new Int32Array(1024);
   private pairsHash: Uint32Array = new Uint32Array(1024);
@@ -177,13 +181,34 @@ export class TargetTable implements TargetSeries {
     const last = this.lastOrder;
     this.orderKept = last !== undefined && this.metLastPoll === this.metCount && this.metCount === last.length;
     if (!this.orderKept) {
-      this.lastOrder = orderSeries(this.met.subarray(0, this.metCount), {
+      const order = orderSeries(this.met.subarray(0, this.metCount), {
         pool: (i) => this.pools[i] as string,
         hash: (i) => this.pairsHash[i] as number,
         compare: (a, b) => this.comparePairs(a, b),
       });
+      this.lastOrder = order;
+      this.layOut(order);
     }
     return this.lastOrder as Uint32Array;
+  }
+
+  /**
+   * Moves the series' rendered labels into the order they are written in, the series not met this poll
+   * after them: the lines of a family are then written from one pass over the arena, not from a jump
+   * to a new place for each line (as the upstream listed the targets when they were first met).
+   */
+  private layOut(order: Uint32Array): void {
+    const from = this.pairsArena.bytes;
+    const arena = new Arena(this.pairsArena.used);
+    const move = (s: number) => {
+      const length = this.pairsLengths[s] as number;
+      const at = arena.reserve(length);
+      from.copy(arena.bytes, at, this.pairsStart[s] as number, (this.pairsStart[s] as number) + length);
+      this.pairsStart[s] = at;
+    };
+    for (let k = 0; k < order.length; k++) move(order[k] as number);
+    for (let s = 0; s < this.series; s++) if (this.seenIn[s] !== this.poll) move(s);
+    this.pairsArena = arena;
   }
 
   /**

@@ -58,7 +58,8 @@ describe("renderTargetsKept", () => {
       (lines) => Buffer.from(lines).toString("latin1"),
       undefined,
       (pieces, name, bytes) => {
-        const parts = [...pieces].map((p) => Buffer.from(p).toString("latin1"));
+        // Each piece read as it comes: the next is written over it.
+        const parts = Array.from(pieces, (p) => Buffer.from(p).toString("latin1"));
         const text = parts.join("");
         expect(text.length).toBe(bytes);
         seen.push({ name, sizes: parts.map((p) => p.length), text });
@@ -79,11 +80,33 @@ describe("renderTargetsKept", () => {
       "",
       (l) => [l],
       undefined,
-      (pieces) => [...pieces],
+      (pieces) => Array.from(pieces, (p) => Uint8Array.from(p)),
       10,
     );
     for (const [, pieces] of long.families.slice(0, 5)) {
       for (const piece of pieces) expect(Buffer.from(piece).toString().split("\n").length).toBe(2);
     }
+  });
+
+  it("writes every piece of a family into the same memory (no fresh pages for each piece)", () => {
+    const memory = new Set<ArrayBufferLike>();
+    let pieces = 0;
+    renderTargetsKept(
+      summary(500),
+      'source="p"',
+      (lines) => lines,
+      undefined,
+      (all) => {
+        for (const piece of all) {
+          pieces++;
+          memory.add(piece.buffer);
+        }
+        return undefined; // written whole after all
+      },
+      8192,
+    );
+    expect(pieces).toBeGreaterThan(5 * 3);
+    // One buffer per family, however many pieces it was written in.
+    expect(memory.size).toBe(5);
   });
 });
