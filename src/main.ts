@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // biome-ignore assist/source/organizeImports: must be evaluated before the other modules load
+import "./cli/heap-growth.js";
 import { onSighup } from "./cli/early-sighup.js";
 import { checkConfig } from "./cli/config-check.js";
 import { FlagError, type Flags, parseFlags, USAGE } from "./cli/flags.js";
