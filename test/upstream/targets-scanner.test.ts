@@ -670,3 +670,41 @@ describe("targets scanner: streamed in chunks", () => {
     expect(new TargetsAnswerReader(["job"], () => {}, 4096).write(bytes)).toBe(true);
   });
 });
+
+describe("targets scanner: numbers", () => {
+  // Durations are read from their digits without a string when they have no exponent and few enough
+  // digits; any number must still come out as the double JSON.parse gives.
+  const decimal = fc
+    .tuple(
+      fc.boolean(),
+      fc.stringMatching(/^(0|[1-9][0-9]{0,19})$/),
+      fc.option(fc.stringMatching(/^[0-9]{1,25}$/), { nil: undefined }),
+    )
+    .map(
+      ([negative, whole, fraction]) => `${negative ? "-" : ""}${whole}${fraction === undefined ? "" : `.${fraction}`}`,
+    );
+  const number = fc.oneof(
+    decimal,
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
+    // Past what the fast path takes: 2^53 and beyond, 10^23 (not a double), an exponent.
+    fc.constantFrom("0", "-0", "0.1", "0.124839411", "9007199254740993", "9007199254740991.5", "1e-7", "123.456E+2"),
+    fc.constantFrom("0.00000000000000000000001", "3.00000000000000000000000", "7.00000000000000000000000"),
+  );
+  it("gives each duration as JSON.parse does", () => {
+    fc.assert(
+      fc.property(fc.array(number, { minLength: 1, maxLength: 20 }), (texts) => {
+        const targets = texts.map(
+          (t) =>
+            `{"labels":{"job":"j","instance":"i"},"scrapePool":"j","health":"up","lastScrape":"2026-11-21T05:00:00Z","lastScrapeDuration":${t}}`,
+        );
+        const answer = `{"status":"success","data":{"activeTargets":[${targets.join(",")}],"droppedTargets":[]}}`;
+        const scanned = scanTargetsAnswer(Buffer.from(answer), ["job", "instance"]);
+        const parsed = JSON.parse(answer) as { data: { activeTargets: ActiveTarget[] } };
+        expect(scanned?.data.activeTargets.map((t) => t.lastScrapeDuration)).toEqual(
+          parsed.data.activeTargets.map((t) => t.lastScrapeDuration),
+        );
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
