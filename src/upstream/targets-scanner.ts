@@ -44,16 +44,26 @@ class KeySet {
   private readonly keys: Buffer[];
   /** Whether a key with bytes above ASCII must be decoded to be matched. */
   readonly decodeWide: boolean;
+  /** The first key of each length (-1: none), and after each key the next of its length: most lengths name one key. */
+  private readonly firstOfLength: Int32Array;
+  private readonly nextOfLength: Int32Array;
   constructor(readonly names: readonly string[]) {
     this.keys = names.map((n) => Buffer.from(n, "utf8"));
     this.decodeWide = this.keys.some((k, i) => k.length !== (names[i] as string).length);
+    this.firstOfLength = new Int32Array(Math.max(0, ...this.keys.map((k) => k.length)) + 1).fill(-1);
+    this.nextOfLength = new Int32Array(this.keys.length).fill(-1);
+    for (let k = this.keys.length - 1; k >= 0; k--) {
+      const length = (this.keys[k] as Buffer).length;
+      this.nextOfLength[k] = this.firstOfLength[length] as number;
+      this.firstOfLength[length] = k;
+    }
   }
-  /** Index of the key the bytes [start, end) spell, or -1. */
+  /** Index of the key the bytes [start, end) spell, or -1 (the first of equal keys, as a list search finds). */
   find(bytes: Uint8Array, start: number, end: number): number {
     const length = end - start;
-    outer: for (let k = 0; k < this.keys.length; k++) {
+    if (length >= this.firstOfLength.length) return -1;
+    outer: for (let k = this.firstOfLength[length] as number; k >= 0; k = this.nextOfLength[k] as number) {
       const key = this.keys[k] as Buffer;
-      if (key.length !== length) continue;
       for (let i = 0; i < length; i++) if (key[i] !== bytes[start + i]) continue outer;
       return k;
     }
