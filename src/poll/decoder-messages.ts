@@ -29,7 +29,7 @@ export type DecoderReply =
   /** The thread has loaded what decoding whole answers needs: it may be given one. */
   | { kind: "ready" }
   | { kind: "result"; result: PackedResult; heapBytes: number }
-  /** A chunk was read; `gaveUp`: the reader gave up on the answer (the rest need not be sent). */
+  /** `bytes` of chunks were read since the last ack; `gaveUp`: the reader gave up on the answer (the rest need not be sent). */
   | { kind: "ack"; id: number; bytes: number; gaveUp: boolean }
   | { kind: "streamed"; id: number; result: PackedResult; heapBytes: number }
   /** The streamed answer was not in a shape the reader handles: the reference path decides. */

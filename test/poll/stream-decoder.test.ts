@@ -1,3 +1,4 @@
+import type { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { targetsAnswer } from "../../scripts/bench/generate.js";
 import { isPacked } from "../../src/exposition/pack.js";
@@ -45,5 +46,28 @@ describe("StreamDecoder", () => {
         expect((await plainText([lines])).equals(Buffer.from((expected[i] as [string, Uint8Array])[1]))).toBe(true);
     }
     expect(decoder.started).toBe(1);
+  });
+
+  it("acknowledges a streamed answer's chunks a MiB at a time, not each socket read", async () => {
+    const text = Buffer.from(targetsAnswer(8000)); // ~6 MB: over the main thread's 4 MiB high-water mark
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    decoder.warm();
+    const worker = (decoder as unknown as { worker: Worker }).worker;
+    const acks: number[] = [];
+    worker.on("message", (reply: { kind: string; bytes?: number }) => {
+      if (reply.kind === "ack") acks.push(reply.bytes ?? 0);
+    });
+    const stream = decoder.openStream("targets", options);
+    const chunk = 64 * 1024;
+    let chunks = 0;
+    for (let at = 0; at < text.length; at += chunk, chunks++)
+      expect(await stream.write(Buffer.from(text.subarray(at, at + chunk)))).toBe(true);
+    const end = await stream.end(60_000);
+    expect(!end.gaveUp && end.result.ok).toBe(true);
+    expect(chunks).toBeGreaterThan(90);
+    // Every ack but the last few stands for a MiB or more (the fetch waited on them past 4 MiB).
+    expect(acks.length).toBeGreaterThan(0);
+    expect(acks.length).toBeLessThanOrEqual(Math.ceil(text.length / 2 ** 20));
+    for (const bytes of acks) expect(bytes).toBeGreaterThanOrEqual(2 ** 20);
   });
 });
