@@ -123,14 +123,17 @@ class FamilyWriter {
    * more in page faults (tens of MB per poll) than writing the lines.
    */
   *pieces(pieceBytes: number): Generator<Uint8Array> {
-    let out = Buffer.allocUnsafe(Math.min(this.bytes, pieceBytes)) as Writable;
+    const shared = Buffer.allocUnsafe(Math.min(this.bytes, pieceBytes)) as Writable;
+    let out = shared;
     let offset = 0;
     for (let k = 0; k < this.order.length; k++) {
       if (this.values[k] === undefined) continue;
       const line = this.lineBytes(k);
       if (offset + line > out.length) {
         if (offset > 0) yield out.subarray(0, offset);
-        if (line > out.length) out = Buffer.allocUnsafe(line) as Writable; // one line longer than a piece
+        // A line longer than a piece is a piece of its own, in memory of its own: the pieces after it
+        // go back to the shared buffer and its size.
+        out = line > shared.length ? (Buffer.allocUnsafe(line) as Writable) : shared;
         offset = 0;
       }
       offset = this.writeLine(out, offset, k);

@@ -4,10 +4,10 @@ import { renderTargets, renderTargetsKept } from "../../src/exposition/target-li
 import type { ActiveTarget } from "../../src/upstream/payloads.js";
 
 // KeepPieces promises pieces of whole lines "at most `pieceBytes` each unless one line is longer"
-// (pack-cache.ts relies on it: "each at most a member's worth"). Since pieces share one buffer
-// (490400d), a line longer than a piece grows that buffer for good, and every later piece of the
-// family is cut at the long line's size instead: an upstream label value of a few MiB makes every
-// following gzip member of that family a few MiB of plain lines (each inflated whole when served).
+// (pack-cache.ts relies on it: "each at most a member's worth"). Pieces share one buffer; a line longer
+// than a piece gets memory of its own, and the pieces after it are cut at pieceBytes again (they were
+// once cut at the long line's size: an upstream label value of a few MiB made every following gzip
+// member of that family a few MiB of plain lines, each inflated whole when served).
 
 function summary(count: number, longAt: number, longBytes: number) {
   const summariser = new TargetSummariser({ perTarget: true, extraLabels: [] });
