@@ -54,7 +54,7 @@ function reply(to: { kind: "result" } | { kind: "streamed"; id: number }, decode
   } catch (error) {
     result = failed(error);
   }
-  const message: DecoderReply = { ...to, result, heapBytes: heapBytes() };
+  const message: DecoderReply = { ...to, result, heapBytes: heapBytes(), keptBytes: keptBySource.bytes };
   try {
     parentPort?.postMessage(message, transferList(resultBuffers(result)));
   } catch (error) {
@@ -162,7 +162,13 @@ parentPort?.on("message", (message: DecoderRequest) => {
     }
     case "end": {
       const result = finishStream(message.id);
-      if (result === undefined) parentPort?.postMessage({ kind: "gave-up", id: message.id, heapBytes: heapBytes() });
+      if (result === undefined)
+        parentPort?.postMessage({
+          kind: "gave-up",
+          id: message.id,
+          heapBytes: heapBytes(),
+          keptBytes: keptBySource.bytes,
+        });
       else reply({ kind: "streamed", id: message.id }, result);
       return;
     }

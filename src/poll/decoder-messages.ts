@@ -28,9 +28,10 @@ export type PackedResult = Exclude<DecodeResult, { ok: true }> | (Omit<Decoded, 
 export type DecoderReply =
   /** The thread has loaded what decoding whole answers needs: it may be given one. */
   | { kind: "ready" }
-  | { kind: "result"; result: PackedResult; heapBytes: number }
+  | { kind: "result"; result: PackedResult; heapBytes: number; keptBytes?: number }
   /** `bytes` of chunks were read since the last ack; `gaveUp`: the reader gave up on the answer (the rest need not be sent). */
   | { kind: "ack"; id: number; bytes: number; gaveUp: boolean }
-  | { kind: "streamed"; id: number; result: PackedResult; heapBytes: number }
+  /** `keptBytes`: what the thread keeps of its sources for their next answers (their series). */
+  | { kind: "streamed"; id: number; result: PackedResult; heapBytes: number; keptBytes?: number }
   /** The streamed answer was not in a shape the reader handles: the reference path decides. */
-  | { kind: "gave-up"; id: number; heapBytes: number };
+  | { kind: "gave-up"; id: number; heapBytes: number; keptBytes?: number };

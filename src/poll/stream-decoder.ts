@@ -55,8 +55,9 @@ export class StreamDecoder {
   private idleTimer: NodeJS.Timeout | undefined;
   /** Threads started so far. */
   started = 0;
-  /** The thread's heap after its last answer. */
+  /** The thread's heap after its last answer, and what it keeps of its sources for their next answers. */
   private heapBytes = 0;
+  private keptBytes = 0;
 
   constructor(
     private readonly memoryLimit: () => number,
@@ -131,6 +132,7 @@ export class StreamDecoder {
     this.worker = worker;
     this.started++;
     this.heapBytes = 0;
+    this.keptBytes = 0;
     worker.unref();
     worker.on("message", (reply: DecoderReply) => this.receive(reply));
     const fail = (result: DecodeResult) => {
@@ -166,6 +168,7 @@ export class StreamDecoder {
     }
     this.open.delete(reply.id);
     this.heapBytes = reply.heapBytes;
+    this.keptBytes = reply.keptBytes ?? 0;
     state.onEnd?.(reply.kind === "gave-up" ? { gaveUp: true } : { gaveUp: false, result: reply.result });
     this.idle();
   }
@@ -174,7 +177,11 @@ export class StreamDecoder {
   private idle(): void {
     if (this.open.size > 0 || !this.worker) return;
     const worker = this.worker;
-    const exitMs = idleExitMs(this.heapBytes, this.warmHeapLimitBytes);
+    // A thread that keeps sources' series for their next answers stays, whatever its heap: ending it
+    // would lose them, and the next answer, read from scratch, grows its heap as far again (500k
+    // targets: ~75 MB after an answer of new targets, ~40 MB after a known one; V8 gives an idle
+    // thread's unused heap back by itself). What it keeps is bounded (DECODER_MEMORY_BYTES).
+    const exitMs = idleExitMs(this.keptBytes > 0 ? 0 : this.heapBytes, this.warmHeapLimitBytes);
     worker.unref();
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {

@@ -10,8 +10,8 @@ import { decodeOptions } from "../helpers/decode-options.js";
 
 const options = decodeOptions();
 
-async function decodeOn(decoder: StreamDecoder, text: Buffer) {
-  const stream = decoder.openStream("targets", options);
+async function decodeOn(decoder: StreamDecoder, text: Buffer, opened = options) {
+  const stream = decoder.openStream("targets", opened);
   expect(await stream.write(Buffer.from(text))).toBe(true); // a copy: the chunk is moved to the thread
   const end = await stream.end(60_000);
   expect(!end.gaveUp && end.result.ok).toBe(true);
@@ -20,17 +20,30 @@ async function decodeOn(decoder: StreamDecoder, text: Buffer) {
 
 describe("StreamDecoder", () => {
   it("ends a thread whose heap grew past the warm limit soon after its answers, and keeps a small one warm", async () => {
+    // No per-target series: the threads keep nothing of the source for its next answer.
     const text = Buffer.from(targetsAnswer(2000));
+    const plain = decodeOptions({ perTarget: false });
     const small = new StreamDecoder(() => 320 * 2 ** 20); // a 2000-target answer leaves its heap far under 64 MiB
     const large = new StreamDecoder(() => 320 * 2 ** 20, 1); // any heap is over a limit of 1 byte
-    await decodeOn(small, text);
-    await decodeOn(large, text);
+    await decodeOn(small, text, plain);
+    await decodeOn(large, text, plain);
     await waitFor("the large thread to end", async () => (large.running ? undefined : true), 10_000, 50);
     expect(small.running).toBe(true);
     // The next answer gets a fresh thread; the small one's is reused.
-    await decodeOn(large, text);
-    await decodeOn(small, text);
+    await decodeOn(large, text, plain);
+    await decodeOn(small, text, plain);
     expect([large.started, small.started]).toEqual([2, 1]);
+  });
+
+  it("keeps a thread that keeps a source's series for its next answer, whatever its heap", async () => {
+    const text = Buffer.from(targetsAnswer(2000));
+    const large = new StreamDecoder(() => 320 * 2 ** 20, 1); // any heap is over a limit of 1 byte
+    await decodeOn(large, text);
+    // Longer than a thread over the limit is kept when it keeps nothing (1 s).
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(large.running).toBe(true);
+    await decodeOn(large, text);
+    expect(large.started).toBe(1);
   });
 
   it("gives the same families for the same answer again, large ones packed from the members it kept", async () => {
