@@ -28,6 +28,8 @@ interface SourceJob {
   detection: FlavorDetection;
   /** Its buildinfo answered without telling the flavor (an older Prometheus's 404, a failure): not asked first again. */
   buildinfoSilent: boolean;
+  /** Its endpoints whose last poll failed: since when (ms), and how many polls in a row. */
+  failing: Map<Endpoint, { sinceMs: number; polls: number }>;
 }
 
 /**
@@ -88,6 +90,7 @@ export class Scheduler {
       hints: new FailureHints(config),
       detection: new FlavorDetection(config, this.log),
       buildinfoSilent: false,
+      failing: new Map(),
     };
     void this.poll(job);
     return job;
@@ -133,12 +136,23 @@ export class Scheduler {
         this.log.info({ source: source.name, endpoint }, outcome.notice);
       }
       if (outcome.ok) job.warnings.take(endpoint, outcome.warnings);
+      const failing = job.failing.get(endpoint);
       if (outcome.ok) {
         this.log.debug(
           { source: source.name, endpoint, series: outcome.series, duration_seconds: outcome.durationSeconds },
           "poll succeeded",
         );
+        if (failing) {
+          // Said once, as each failure was: a log read for "poll failed" shows where it ended.
+          job.failing.delete(endpoint);
+          const failedSeconds = Math.round((Date.now() - failing.sinceMs) / 100) / 10;
+          this.log.info(
+            { source: source.name, endpoint, failed_polls: failing.polls, failed_seconds: failedSeconds },
+            "poll succeeded again",
+          );
+        }
       } else {
+        job.failing.set(endpoint, { sinceMs: failing?.sinceMs ?? Date.now(), polls: (failing?.polls ?? 0) + 1 });
         this.log.warn(
           { source: source.name, endpoint, reason: outcome.error.reason, error: operatorDetail(outcome.error) },
           "poll failed",

@@ -190,4 +190,40 @@ describe("Scheduler", () => {
       expect(stats.total).toBe(polled);
     });
   });
+
+  it("says once when an endpoint's polls succeed again after failing, how many failed and for how long", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const said: { msg?: string; source?: string; endpoint?: string; failed_polls?: number; failed_seconds?: number }[] =
+      [];
+    const infoLog = pino({ level: "info" }, { write: (line: string) => void said.push(JSON.parse(line)) });
+    let answers = 0;
+    const upstream = await startFakeUpstream((_req, res) => {
+      // Two failures, then answers.
+      if (++answers <= 2) res.writeHead(418, { "content-type": "text/plain" }).end("no");
+      else res.writeHead(200, { "content-type": "application/json" }).end(status);
+    });
+    cleanups.push(() => upstream.close());
+    const source = sourceConfig({
+      name: "back",
+      kind: "alertmanager",
+      url: upstream.url,
+      schedule: { interval: "30s", intervalMs: 30_000 },
+    });
+    const store = new SourceStore([source]);
+    const scheduler = new Scheduler(store, infoLog);
+    cleanups.push(() => scheduler.stop());
+    scheduler.apply([source]);
+    const lines = (msg: string) => said.filter((l) => l.source === "back" && l.msg === msg);
+    // Four polls, each recorded before the next tick: two failing, two answered.
+    for (let poll = 1; poll <= 4; poll++) {
+      await waitFor(`poll ${poll}`, async () => (answers >= poll ? true : undefined), 3000, 10);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      vi.advanceTimersByTime(30_000);
+    }
+    await waitFor("a fifth poll", async () => (answers >= 5 ? true : undefined), 3000, 10);
+    expect(lines("poll failed")).toHaveLength(2);
+    expect(lines("poll succeeded again")).toEqual([
+      expect.objectContaining({ endpoint: "status", failed_polls: 2, failed_seconds: expect.any(Number) }),
+    ]);
+  });
 });
