@@ -3,11 +3,12 @@ import { TargetSummariser } from "../../src/convert/targets.js";
 import { renderTargets, renderTargetsKept } from "../../src/exposition/target-lines.js";
 import type { ActiveTarget } from "../../src/upstream/payloads.js";
 
-function summary(count: number) {
+/** `count` targets in three pools; `instance` may name a target's instance otherwise (a long one). */
+function summary(count: number, instance = (i: number) => `host-${i}:9100`) {
   const summariser = new TargetSummariser({ perTarget: true, extraLabels: [] });
   for (let i = 0; i < count; i++) {
     const target: ActiveTarget = {
-      labels: { job: `job-${i % 3}`, instance: `host-${i}:9100` },
+      labels: { job: `job-${i % 3}`, instance: instance(i) },
       scrapePool: `job-${i % 3}`,
       health: i % 7 === 0 ? "down" : "up",
       lastError: i % 7 === 0 ? "connection refused" : "",
@@ -112,5 +113,35 @@ describe("renderTargetsKept", () => {
     expect(memory.size).toBe(5);
     // One buffer per family, however many pieces it was written in.
     for (const buffers of memory.values()) expect(buffers.size).toBe(1);
+  });
+
+  // KeepPieces promises pieces of whole lines "at most `pieceBytes` each unless one line is longer"
+  // (pack-cache.ts relies on it: "each at most a member's worth"). Pieces share one buffer; a line longer
+  // than a piece gets memory of its own, and the pieces after it are cut at pieceBytes again (they were
+  // once cut at the long line's size: an upstream label value of a few MiB made every following gzip
+  // member of that family a few MiB of plain lines, each inflated whole when served).
+  it("keeps every piece of more than one line within pieceBytes after a line longer than a piece", () => {
+    const pieceBytes = 1000;
+    const longBytes = 20_000;
+    const long = (i: number) => (i === 0 ? "x".repeat(longBytes) : `host-${i}:9100`);
+    const plain = renderTargets(summary(500, long), 'source="p"');
+    const sizes: { lines: number; bytes: number }[] = [];
+    const kept = renderTargetsKept(
+      summary(500, long),
+      'source="p"',
+      (lines) => Buffer.from(lines).toString("latin1"),
+      undefined,
+      (pieces) => {
+        const parts = Array.from(pieces, (p) => Buffer.from(p).toString("latin1"));
+        for (const part of parts) sizes.push({ lines: part.split("\n").length - 1, bytes: part.length });
+        return parts.join("");
+      },
+      pieceBytes,
+    );
+    // The bytes are right either way: only the pieces' sizes break the promise.
+    expect(kept.families).toEqual(plain.families.map(([name, lines]) => [name, Buffer.from(lines).toString("latin1")]));
+    expect(sizes.some((s) => s.bytes > longBytes)).toBe(true); // the long line is met (in each family)
+    const oversized = sizes.filter((s) => s.lines > 1 && s.bytes > pieceBytes);
+    expect(oversized, `pieces of several lines larger than ${pieceBytes} bytes`).toEqual([]);
   });
 });

@@ -28,35 +28,33 @@ const job = (endpoint: "status" | "config", answer: string): DecodeJob => ({
   options: decodeOptions(),
 });
 
-describe("DecodePool: YAML nested 5000 levels deep", () => {
-  it("fails each Alertmanager status poll as invalid_payload, twice and more, and the process lives on", async () => {
-    const pool = new DecodePool({ size: 1 });
-    // All of them first, then the check: without the guard the second one is where Node 20 aborts.
-    const results = [];
-    for (const text of [deep.flow, deep.flow, deep.block, deep.block, deep.flow])
-      results.push(await pool.decode(job("status", statusAnswer(text))));
-    for (const result of results)
-      expect(result).toMatchObject({
-        ok: false,
-        reason: "invalid_payload",
-        message: "config.original is nested more than 100 levels deep (not parsed)",
-      });
-    const plain = await pool.decode(job("status", statusAnswer("route: {receiver: x}\nreceivers: [{name: x}]\n")));
-    expect(plain.ok).toBe(true);
-    expect(pool.started).toBe(1); // the same decoder thread all along
-  });
+// Each endpoint whose answer carries YAML: deep texts (all decoded first: without the guard the second
+// one is where Node 20 aborts), then a plain one on the same decoder thread.
+const cases = [
+  {
+    what: "each Alertmanager status poll",
+    deep: [deep.flow, deep.flow, deep.block, deep.block, deep.flow],
+    job: (text: string) => job("status", statusAnswer(text)),
+    message: "config.original is nested more than 100 levels deep (not parsed)",
+    plain: "route: {receiver: x}\nreceivers: [{name: x}]\n",
+  },
+  {
+    what: "each Prometheus config poll",
+    deep: [deep.flow, deep.block, deep.flow],
+    job: (text: string) => job("config", configAnswer(text)),
+    message: "data.yaml is nested more than 100 levels deep (not parsed)",
+    plain: "global: {scrape_interval: 15s}\n",
+  },
+];
 
-  it("fails each Prometheus config poll as invalid_payload the same way", async () => {
+describe("DecodePool: YAML nested 5000 levels deep", () => {
+  it.each(cases)("fails $what as invalid_payload, twice and more, and the process lives on", async (c) => {
     const pool = new DecodePool({ size: 1 });
     const results = [];
-    for (const text of [deep.flow, deep.block, deep.flow])
-      results.push(await pool.decode(job("config", configAnswer(text))));
+    for (const text of c.deep) results.push(await pool.decode(c.job(text)));
     for (const result of results)
-      expect(result).toMatchObject({
-        ok: false,
-        reason: "invalid_payload",
-        message: "data.yaml is nested more than 100 levels deep (not parsed)",
-      });
-    expect((await pool.decode(job("config", configAnswer("global: {scrape_interval: 15s}\n")))).ok).toBe(true);
+      expect(result).toMatchObject({ ok: false, reason: "invalid_payload", message: c.message });
+    expect((await pool.decode(c.job(c.plain))).ok).toBe(true);
+    expect(pool.started).toBe(1); // the same decoder thread all along
   });
 });
