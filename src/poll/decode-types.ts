@@ -56,7 +56,10 @@ export interface FastDecoded {
 /** A fast path's result whose families were packed as they were written (exposition/pack.ts). */
 export type PackedFastDecoded = Omit<FastDecoded, "families"> & { families: Families };
 
-/** Reads an answer chunk by chunk; `write` says false once it has given up (further chunks are ignored). */
+/**
+ * Reads an answer chunk by chunk; `write` says false once it has given up (further chunks are ignored).
+ * It keeps nothing of a chunk once it returns: the decoder thread frees the chunk's memory then.
+ */
 export interface ChunkDecoder {
   write(chunk: Uint8Array): boolean;
   /** The result, or undefined when the reader gave up or the answer was refused. */

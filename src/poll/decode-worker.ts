@@ -7,7 +7,7 @@ import { excerpt } from "../upstream/excerpt.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
-import { ownMemory, transferList } from "./transferable.js";
+import { ownMemory, release, transferList } from "./transferable.js";
 
 /** The result's buffers, moved to the main thread rather than copied: families' lines or members, and facts. */
 function resultBuffers(result: PackedResult): Uint8Array[] {
@@ -150,8 +150,9 @@ parentPort?.on("message", (message: DecoderRequest) => {
     }
     case "chunk": {
       const stream = streams.get(message.id);
-      const more = stream?.decoder.write(message.bytes) ?? false;
       const bytes = (stream?.unacknowledged ?? 0) + message.bytes.byteLength;
+      const more = stream?.decoder.write(message.bytes) ?? false;
+      release(message.bytes); // read (copied into the reader's window, or carried): not needed any more
       if (stream && more && bytes < ACK_BYTES) {
         stream.unacknowledged = bytes;
         return;
