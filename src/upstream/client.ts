@@ -13,6 +13,7 @@ import { readErrorStart } from "./error-start.js";
 import { excerpt } from "./excerpt.js";
 import { PollError } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
+import { pieceRead } from "./read-garbage.js";
 import { isReadinessGate } from "./readiness-gate.js";
 import { keepCredentialsAtHome, stayWithin } from "./redirects.js";
 
@@ -150,6 +151,7 @@ async function readDecoded(
   let read = 0;
   try {
     for await (const chunk of body) {
+      pieceRead();
       read += (chunk as Buffer).length;
       if (read > options.maxBytes) throw new PollError("too_large", tooLargeMessage(options, " after decompression"));
       if (!(await onChunk(chunk as Buffer))) return { stopped: true, inflated: gzip };
