@@ -1,15 +1,20 @@
-// Node's HTTP client reads every socket read into a 64 KiB buffer of its own (an inflated piece is one
-// too), and only V8's collector frees it. The reading makes few JS objects, so V8 collected them only
-// once ~64 MB of such buffers had piled up (its trigger for memory held outside the heap), and glibc then
-// kept that much in its arena for good: a bare node:http GET of a 78 MB answer left ~80 MB in [heap].
-// Collecting the young generation every few MiB read frees each buffer while the next ones are read,
-// so the same memory is used again: ~5-10 MB in [heap], at no more CPU (the collections replace the
-// full ones that memory set off). A collection of the young generation takes under a millisecond here.
+// Node's HTTP client reads every socket read into a buffer of its own (64 KiB when the read is full;
+// an inflated piece is one too), and only V8's collector frees it. The reading makes few JS objects, so
+// V8 collected them only once ~64 MB of such buffers had piled up (its trigger for memory held outside
+// the heap), and glibc then kept that much in its arena for good: a bare node:http GET of a 78 MB answer
+// left ~80 MB in [heap]. Collecting the young generation every few MiB read frees each buffer while the
+// next ones are read, so the same memory is used again: ~5-10 MB in [heap], at no more CPU (the
+// collections replace the full ones that memory set off). A collection of the young generation takes
+// under a millisecond here.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-/** Pieces read between two collections: ~4 MiB of 64 KiB buffers. */
-export const PIECES_PER_COLLECTION = 64;
+/**
+ * Bytes read between two collections: 64 full socket reads. Counted in bytes, not pieces: a piece's
+ * buffer is as large as the read that filled it (Node shrinks it to the bytes read), and an upstream
+ * dripping its answer a byte per read had set off a collection every 64 bytes for no memory at all.
+ */
+export const BYTES_PER_COLLECTION = 64 * 64 * 1024;
 
 type Collect = (options: { type: "minor" }) => void;
 
@@ -32,11 +37,12 @@ function youngCollector(): Collect | undefined {
 }
 
 const collect = youngCollector();
-let pieces = 0;
+let bytesRead = 0;
 
-/** Counts one piece of an answer read (all answers together); every 64th collects the young generation. */
-export function pieceRead(): void {
-  if (++pieces < PIECES_PER_COLLECTION) return;
-  pieces = 0;
+/** Counts a piece of an answer read (all answers together); every ~4 MiB read collects the young generation. */
+export function pieceRead(bytes: number): void {
+  bytesRead += bytes;
+  if (bytesRead < BYTES_PER_COLLECTION) return;
+  bytesRead = 0;
   collect?.({ type: "minor" });
 }

@@ -1,0 +1,39 @@
+import { constants, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
+import { describe, expect, it } from "vitest";
+import { pieceRead } from "../../src/upstream/read-garbage.js";
+
+/** The young-generation collections (scavenges or minor mark-sweeps) run while `work` runs. */
+async function youngCollections(work: () => void): Promise<number> {
+  const entries: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
+  observer.observe({ entryTypes: ["gc"] });
+  const young = (e: PerformanceEntry) => {
+    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
+    return kind === constants.NODE_PERFORMANCE_GC_MINOR || kind === 2; // 2: V8's minor mark-sweep
+  };
+  const before = entries.filter(young).length;
+  work();
+  // gc entries are delivered after the collection, on a later tick
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  observer.disconnect();
+  return entries.filter(young).length - before;
+}
+
+describe("collecting the read pieces' garbage", () => {
+  // A piece's buffer is as large as the socket read that filled it (Node shrinks it to the bytes read),
+  // so an upstream that drips its answer a byte per read leaves a byte of garbage per piece. Collected
+  // every 64 pieces, its 64 KiB answer set off 1024 young collections on the main thread for nothing.
+  it("collects by the bytes read, not per piece: a dripped answer's 1-byte pieces set off none", async () => {
+    const n = await youngCollections(() => {
+      for (let i = 0; i < 64 * 1024; i++) pieceRead(1);
+    });
+    expect(n).toBeLessThanOrEqual(2);
+  });
+
+  it("still collects every ~4 MiB of full 64 KiB pieces", async () => {
+    const n = await youngCollections(() => {
+      for (let i = 0; i < 64 * 16; i++) pieceRead(64 * 1024);
+    });
+    expect(n).toBeGreaterThanOrEqual(15);
+  });
+});
