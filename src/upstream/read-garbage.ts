@@ -21,10 +21,13 @@ type Collect = (options: { type: "minor" }) => void;
 /**
  * V8's `gc` taken from a context made while `--expose-gc` is set, then unset again, so no other code
  * gets a global `gc` it was not started with. Undefined if the runtime refuses (the collector then
- * frees the buffers in its own time, as before).
+ * frees the buffers in its own time, as before). A process started with the flag keeps it: its own
+ * context has `gc` then, whether the flag came as an argument or in NODE_OPTIONS (not in execArgv).
  */
 function youngCollector(): Collect | undefined {
-  const given = process.execArgv.some((arg) => arg === "--expose-gc" || arg === "--expose_gc");
+  const given =
+    typeof (globalThis as { gc?: unknown }).gc === "function" ||
+    process.execArgv.some((arg) => arg === "--expose-gc" || arg === "--expose_gc");
   try {
     if (!given) setFlagsFromString("--expose-gc");
     const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");
