@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { release } from "../../src/poll/transferable.js";
+
+// `release` frees a chunk's memory on the decoder thread, outside any try: a throw there would end the
+// thread and fail every answer it was reading. Node 21+'s transfer(0) throws for memory that cannot be
+// detached (Node's shared Buffer pool, a WebAssembly memory); the collector frees those as before.
+describe("release", () => {
+  it.each([
+    ["a slice of Node's shared Buffer pool", () => Buffer.from("abc")],
+    ["a WebAssembly memory", () => new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer)],
+    ["shared memory", () => new Uint8Array(new SharedArrayBuffer(8))],
+    [
+      "memory already freed",
+      () => {
+        const view = new Uint8Array(8);
+        release(view);
+        return view;
+      },
+    ],
+  ])("leaves %s as it is, without throwing", (_, make) => {
+    const view = make();
+    const before = view.byteLength;
+    expect(() => release(view)).not.toThrow();
+    expect(view.byteLength).toBe(before);
+  });
+
+  it("frees memory of its own where the runtime can (Node 21 and newer)", () => {
+    const view = new Uint8Array(new ArrayBuffer(64));
+    release(view);
+    const canDetach = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === "function";
+    expect(view.byteLength).toBe(canDetach ? 0 : 64);
+  });
+});
