@@ -151,7 +151,7 @@ async function readDecoded(
   let read = 0;
   try {
     for await (const chunk of body) {
-      pieceRead((chunk as Buffer).length);
+      pieceRead(chunk as Buffer);
       read += (chunk as Buffer).length;
       if (read > options.maxBytes) throw new PollError("too_large", tooLargeMessage(options, " after decompression"));
       if (!(await onChunk(chunk as Buffer))) return { stopped: true, inflated: gzip };

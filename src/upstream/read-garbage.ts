@@ -10,9 +10,12 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /**
- * Bytes read between two collections: 64 full socket reads. Counted in bytes, not pieces: a piece's
- * buffer is as large as the read that filled it (Node shrinks it to the bytes read), and an upstream
- * dripping its answer a byte per read had set off a collection every 64 bytes for no memory at all.
+ * Memory of read pieces between two collections: 64 full socket reads. Counted by the memory a piece
+ * holds, its buffer's size, once per buffer: a socket read's buffer is 64 KiB when the read was full and
+ * may be when it was not (a 16 KB piece read by got held 64 KiB); an upstream dripping its answer a byte
+ * per read leaves buffers of a byte (Node shrinks those), and one writing 1-byte HTTP chunks gives many
+ * pieces of one read's buffer. Counted per piece, either had set off a collection every 64 pieces for no
+ * memory at all.
  */
 export const BYTES_PER_COLLECTION = 64 * 64 * 1024;
 
@@ -41,10 +44,14 @@ function youngCollector(): Collect | undefined {
 
 const collect = youngCollector();
 let bytesRead = 0;
+// The last piece's buffer, counted already: a read's pieces come one after another.
+let lastBuffer: ArrayBufferLike | undefined;
 
-/** Counts a piece of an answer read (all answers together); every ~4 MiB read collects the young generation. */
-export function pieceRead(bytes: number): void {
-  bytesRead += bytes;
+/** Counts a piece of an answer read (all answers together); every ~4 MiB of their buffers collects the young generation. */
+export function pieceRead(piece: Uint8Array): void {
+  if (piece.buffer === lastBuffer) return;
+  lastBuffer = piece.buffer;
+  bytesRead += piece.buffer.byteLength;
   if (bytesRead < BYTES_PER_COLLECTION) return;
   bytesRead = 0;
   collect?.({ type: "minor" });
