@@ -2,3 +2,4 @@ export function runtimeMajors(): number[];
 export function dockerfileNodeMajor(): number;
 export function nodeBinary(major: number): string;
 export function dockerfileEnv(): Record<string, string>;
+export function dockerfileNodeFlags(): string[];

@@ -42,6 +42,18 @@ export function dockerfileEnv() {
   return env;
 }
 
+/** The options the image gives node before its script (the runtime stage's ENTRYPOINT, an exec form). */
+export function dockerfileNodeFlags() {
+  const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+  const entrypoint = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1];
+  if (!entrypoint) throw new Error("Dockerfile: no ENTRYPOINT in exec form");
+  const [command, ...args] = JSON.parse(entrypoint);
+  const script = args.indexOf("dist/main.js");
+  if (command !== "node" || script < 0)
+    throw new Error('Dockerfile: the ENTRYPOINT must be ["node", ..., "dist/main.js"]');
+  return args.slice(0, script);
+}
+
 /** A node binary of this major: the running one if it matches, else one installed into .runtimes/. */
 export function nodeBinary(major) {
   if (Number(process.versions.node.split(".")[0]) === major) return process.execPath;

@@ -4,7 +4,7 @@ import { type ChildProcess, fork, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { dockerfileEnv } from "../test-matrix.mjs";
+import { dockerfileEnv, dockerfileNodeFlags } from "../test-matrix.mjs";
 import { ExpositionTally } from "./exposition-tally.js";
 import { freePort } from "./processes.js";
 
@@ -44,7 +44,13 @@ export async function startDaemon(opts: {
     `global: {schedule: "${opts.schedule}", timeout: ${opts.timeout}}\nsources:\n  - {name: s, kind: prometheus, url: "${opts.url}", tsdb: {enabled: false}${compression}}\n`,
   );
   const address = `127.0.0.1:${await freePort()}`;
-  const args = ["dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`, ...(opts.flags ?? [])];
+  const args = [
+    ...dockerfileNodeFlags(),
+    "dist/main.js",
+    `--config.file=${config}`,
+    `--web.listen-address=${address}`,
+    ...(opts.flags ?? []),
+  ];
   const child = spawn(opts.node, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...dockerfileEnv() }, // as the image runs it

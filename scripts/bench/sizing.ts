@@ -6,7 +6,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dockerfileEnv, dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
+import { dockerfileEnv, dockerfileNodeFlags, dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
 import { freePort, processMemoryMiB, startUpstream } from "./processes.js";
 
 export interface SizingRow {
@@ -53,10 +53,14 @@ async function measure(node: string, targets: number, sources: number): Promise<
       .join("\n")}\n`,
   );
   const address = `127.0.0.1:${await freePort()}`;
-  const daemon = spawn(node, ["dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`], {
-    stdio: "ignore",
-    env: { ...process.env, ...dockerfileEnv() }, // as the image runs it
-  });
+  const daemon = spawn(
+    node,
+    [...dockerfileNodeFlags(), "dist/main.js", `--config.file=${config}`, `--web.listen-address=${address}`],
+    {
+      stdio: "ignore",
+      env: { ...process.env, ...dockerfileEnv() }, // as the image runs it
+    },
+  );
   try {
     const deadline = Date.now() + 120_000;
     for (;;) {

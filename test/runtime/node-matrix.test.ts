@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { dockerfileNodeMajor, runtimeMajors } from "../../scripts/test-matrix.mjs";
+import { dockerfileNodeFlags, dockerfileNodeMajor, runtimeMajors } from "../../scripts/test-matrix.mjs";
 
 // The suite must run on the Node.js the image ships, not only on the one of the machine that runs it.
 const root = new URL("../../", import.meta.url);
@@ -18,6 +18,15 @@ describe("the Node.js test matrix", () => {
     expect(dockerfile).toMatch(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim AS runtime$/m);
     expect(dockerfileNodeMajor()).toBe(Number(arg));
     expect(runtimeMajors()).toContain(Number(arg));
+  });
+
+  it("runs node as the image does: the benchmarks and npm start give the ENTRYPOINT's options", () => {
+    // Read here on its own: ENTRYPOINT ["node", <options>, "dist/main.js"].
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? "[]") as string[];
+    const options = entrypoint.slice(1, entrypoint.indexOf("dist/main.js"));
+    expect(options).toContain("--max-semi-space-size=4");
+    expect(dockerfileNodeFlags()).toEqual(options);
+    expect(pkg.scripts.start).toBe(["node", ...options, "dist/main.js"].join(" "));
   });
 
   it("tests the oldest Node.js package.json supports", () => {
