@@ -21,9 +21,11 @@ export function runtimeMajors() {
   return [...new Set([Number(floor), dockerfileNodeMajor()])];
 }
 
+const dockerfileText = () => readFileSync(join(root, "Dockerfile"), "utf8");
+
 /** The Node.js major of the Dockerfile's runtime stage (its NODE_VERSION build argument). */
 export function dockerfileNodeMajor() {
-  const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+  const dockerfile = dockerfileText();
   const arg = /^ARG\s+NODE_VERSION=(\d+)/m.exec(dockerfile)?.[1];
   if (!arg) throw new Error("Dockerfile: no ARG NODE_VERSION=<major>");
   if (!/^FROM\s+node:\$\{NODE_VERSION\}\S*\s+AS\s+runtime$/im.test(dockerfile))
@@ -33,7 +35,7 @@ export function dockerfileNodeMajor() {
 
 /** The environment the Dockerfile's runtime stage sets (its ENV lines, `KEY=value` pairs). */
 export function dockerfileEnv() {
-  const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+  const dockerfile = dockerfileText();
   const runtime = dockerfile.slice(dockerfile.search(/^FROM\s.*\sAS\s+runtime$/im));
   const env = {};
   for (const [, pairs] of runtime.matchAll(/^ENV\s+(.+)$/gm)) {
@@ -44,7 +46,7 @@ export function dockerfileEnv() {
 
 /** The options the image gives node before its script (the runtime stage's ENTRYPOINT, an exec form). */
 export function dockerfileNodeFlags() {
-  const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+  const dockerfile = dockerfileText();
   const entrypoint = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1];
   if (!entrypoint) throw new Error("Dockerfile: no ENTRYPOINT in exec form");
   const [command, ...args] = JSON.parse(entrypoint);

@@ -150,11 +150,12 @@ async function readDecoded(
   stream.once("error", (error) => inflate?.destroy(error));
   let read = 0;
   try {
-    for await (const chunk of body) {
-      pieceRead(chunk as Buffer);
-      read += (chunk as Buffer).length;
+    for await (const piece of body) {
+      const chunk = piece as Buffer;
+      pieceRead(chunk);
+      read += chunk.length;
       if (read > options.maxBytes) throw new PollError("too_large", tooLargeMessage(options, " after decompression"));
-      if (!(await onChunk(chunk as Buffer))) return { stopped: true, inflated: gzip };
+      if (!(await onChunk(chunk))) return { stopped: true, inflated: gzip };
     }
   } catch (error) {
     if (inflate && isZlibError(error))
