@@ -2,7 +2,7 @@
 // between polls, against an idle twin polling an empty answer) and GET /metrics under load, plain and
 // gzip, against a bare node:http server answering with the very bytes the daemon served. The daemon
 // runs on the image's Node.js and environment, every flag at its default; 8 concurrent clients
-// (autocannon, in a process of its own). Prints one JSON line. A small run, not `npm run bench`:
+// (bench/scrape-client.ts, in a process of its own). Prints one JSON line. A small run, not `npm run bench`:
 //   npx tsc -p tsconfig.json --outDir .tmp/build/dist && cp package.json .tmp/build/
 //   node --import tsx scripts/exposition-bench.ts --dist=.tmp/build/dist [--targets=100000] [--load=false]
 // `--dist` is a build of any commit (its main.js, and package.json one level up), so two can be compared.
@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { freePort, processCpuMs, processMemoryMiB, startUpstream } from "./bench/processes.js";
+import { scrapeLoadInChild } from "./bench/scrape-client.js";
 import { dockerfileEnv, dockerfileNodeMajor, nodeBinary } from "./test-matrix.mjs";
 
 const { values } = parseArgs({
@@ -29,7 +30,6 @@ const { values } = parseArgs({
 const PERIOD_S = Number(values.period);
 const SECONDS = Number(values.seconds);
 const run = promisify(execFile);
-const AUTOCANNON = new URL("../node_modules/autocannon/autocannon.js", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sleeps until `offset` seconds past a multiple of the poll period (the cron schedule's phase). */
@@ -86,17 +86,11 @@ interface Load {
 
 /** 8 concurrent clients for SECONDS; `cpuMs` reads the serving process's CPU. */
 async function load(url: string, gzip: boolean, cpuMs: () => number): Promise<Load> {
-  const args = [AUTOCANNON, "-c", "8", "-d", String(SECONDS), "-j", "-T", "60"];
-  if (gzip) args.push("-H", "accept-encoding=gzip");
   const cpu = cpuMs();
-  const { stdout } = await run(process.execPath, [...args, url], { maxBuffer: 64 * 2 ** 20 });
+  const out = await scrapeLoadInChild(process.execPath, url, { connections: 8, seconds: SECONDS, gzip });
   const spent = cpuMs() - cpu;
-  const out = JSON.parse(stdout) as {
-    latency: { p50: number; p99: number };
-    requests: { average: number; total: number };
-  };
-  const cpuPerRequestMs = Math.round(spent / Math.max(1, out.requests.total));
-  return { p50: out.latency.p50, p99: out.latency.p99, rps: out.requests.average, cpuPerRequestMs };
+  const cpuPerRequestMs = Math.round(spent / Math.max(1, out.answers));
+  return { p50: out.p50, p99: out.p99, rps: out.rps, cpuPerRequestMs };
 }
 
 const ownCpuMs = () => {

@@ -1,18 +1,12 @@
 // GET /metrics under load: the built daemon against a bare node:http server answering with the very
 // bytes the daemon served (plain, and its gzip), each in a process of its own on the image's Node.js,
-// 8 concurrent clients (autocannon, in a process of its own too).
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+// 8 concurrent clients (scrape-client.ts, in a process of its own too).
+import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { get } from "node:http";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { startProber } from "./daemon.js";
-
-export interface Load {
-  p50: number;
-  p99: number;
-  rps: number;
-}
+import { type Load, scrapeLoadInChild } from "./scrape-client.js";
 
 export interface ScrapeLoadRow {
   encoding: "plain" | "gzip";
@@ -30,24 +24,11 @@ export interface ScrapeLoad {
   healthyMaxMs: number;
 }
 
-const run = promisify(execFile);
-const AUTOCANNON = new URL("../../node_modules/autocannon/autocannon.js", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** 8 concurrent clients for `seconds`. */
-async function load(address: string, gzip: boolean, seconds: number): Promise<Load> {
-  const args = [AUTOCANNON, "-c", "8", "-d", String(seconds), "-j", "-T", "60"];
-  if (gzip) args.push("-H", "accept-encoding=gzip");
-  const { stdout } = await run(process.execPath, [...args, `http://${address}/metrics`], { maxBuffer: 64 * 2 ** 20 });
-  const out = JSON.parse(stdout) as {
-    latency: { p50: number; p99: number };
-    requests: { average: number };
-    non2xx: number;
-    errors: number;
-  };
-  if (out.non2xx > 0 || out.errors > 0)
-    throw new Error(`${address}: ${out.non2xx} non-2xx answers, ${out.errors} errors`);
-  return { p50: out.latency.p50, p99: out.latency.p99, rps: out.requests.average };
+function load(address: string, gzip: boolean, seconds: number): Promise<Load> {
+  return scrapeLoadInChild(process.execPath, `http://${address}/metrics`, { connections: 8, seconds, gzip });
 }
 
 /** The body as sent (gzip not undone), and its Content-Encoding. */

@@ -1,14 +1,14 @@
 // One benchmark size, in its own process (so memory figures are its own). Prints one JSON object.
 // Usage: node --expose-gc --import tsx scripts/bench/size.ts --targets=100000
-import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { parseArgs, promisify } from "node:util";
+import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { type SourceConfig, statusEndpointsOff } from "../../src/config/types.js";
 import { startUpstream } from "./processes.js";
+import { type Load, scrapeLoadInChild } from "./scrape-client.js";
 
 // The exporter under test is the build (dist/), as it runs in production: types come from src/.
 const dist = <T>(path: string) => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
@@ -115,27 +115,9 @@ async function ingest(src: SourceConfig, endpoint: "targets" | "tsdb", store: So
   return { cpuMs: median(cpu), wallMs: median(wall), gzipCpuMs: median(gzipCpu), loopMaxMs };
 }
 
-interface LoadResult {
-  p50: number;
-  p99: number;
-  rps: number;
-}
-
-const run = promisify(execFile);
-const AUTOCANNON = new URL("../../node_modules/autocannon/autocannon.js", import.meta.url).pathname;
-
-/** 8 concurrent clients for a few seconds (autocannon, in its own process so it does not compete here). */
-async function load(url: string, gzip: boolean): Promise<LoadResult> {
-  const args = [AUTOCANNON, "-c", "8", "-d", String(values.seconds), "-j", "-T", "60"];
-  if (gzip) args.push("-H", "accept-encoding=gzip");
-  const { stdout } = await run(process.execPath, [...args, url], { maxBuffer: 64 * 2 ** 20 });
-  const out = JSON.parse(stdout) as {
-    latency: { p50: number; p99: number };
-    requests: { average: number };
-    non2xx: number;
-  };
-  if (out.non2xx > 0) throw new Error(`${url}: ${out.non2xx} non-2xx answers`);
-  return { p50: out.latency.p50, p99: out.latency.p99, rps: out.requests.average };
+/** 8 concurrent clients for a few seconds (in their own process, so they do not compete here). */
+function load(url: string, gzip: boolean): Promise<Load> {
+  return scrapeLoadInChild(process.execPath, url, { connections: 8, seconds: Number(values.seconds), gzip });
 }
 
 async function scrapeBench(store: SourceStore) {
@@ -181,8 +163,8 @@ async function scrapeBench(store: SourceStore) {
   }, 20);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   const results = {
-    plain: { bare: await load(bareUrl, false), exporter: undefined as LoadResult | undefined },
-    gzip: { bare: await load(bareUrl, true), exporter: undefined as LoadResult | undefined },
+    plain: { bare: await load(bareUrl, false), exporter: undefined as Load | undefined },
+    gzip: { bare: await load(bareUrl, true), exporter: undefined as Load | undefined },
   };
   loop.enable();
   results.plain.exporter = await load(exporterUrl, false);
@@ -263,8 +245,8 @@ function mapRound<T extends Record<string, number>>(o: T): T {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)])) as T;
 }
 
-function withRatios(r: { bare: LoadResult; exporter: LoadResult | undefined }) {
-  const e = r.exporter as LoadResult;
+function withRatios(r: { bare: Load; exporter: Load | undefined }) {
+  const e = r.exporter as Load;
   return {
     bare: r.bare,
     exporter: e,
