@@ -156,10 +156,10 @@ export function goals(input: GoalInputs): Goal[] {
     out.push({
       goal: `${G}: /metrics p50 ≤ ${GOALS.scrapeP50Ratio}x a bare server with identical bytes, plain and gzip`,
       measured: scrapes.rows
-        .map((r) => `${r.encoding} ${x(r.p50Ratio)} (${r.exporter.p50} ms against ${r.bare.p50} ms)`)
+        .map((r) => `${r.encoding} ×${r.clients} ${x(r.p50Ratio)} (${r.exporter.p50} ms against ${r.bare.p50} ms)`)
         .join(", "),
       met: scrapes.rows.every((r) => ok(r.p50Ratio, GOALS.scrapeP50Ratio)),
-      why: `worst ${worstRow.encoding}: ${worstRow.exporter.p50} ms against ${worstRow.bare.p50} ms; p99 ${worstRow.exporter.p99} ms against ${worstRow.bare.p99} ms.`,
+      why: `worst ${worstRow.encoding} with ${worstRow.clients} client(s): ${worstRow.exporter.p50} ms against ${worstRow.bare.p50} ms; p99 ${worstRow.exporter.p99} ms against ${worstRow.bare.p99} ms.`,
     });
   }
 

@@ -317,19 +317,19 @@ function scrapeSection(whole: WholePoll, stamp: string): string[] {
   if ("failure" in s) return [...head, `Not measured: ${s.failure}`, ""];
   return [
     ...head,
-    `The daemon polled once at start and not again (a yearly schedule), then 8 concurrent keep-alive clients`,
-    `for ${s.seconds} s, plain then gzip; against a bare \`node:http\` server on the same Node.js, in a process of its own,`,
+    `The daemon polled once at start and not again (a yearly schedule), then one keep-alive client, and 8 at once,`,
+    `for ${s.seconds} s each, plain then gzip; against a bare \`node:http\` server on the same Node.js, in a process of its own,`,
     "answering with the very bytes the daemon served (plain, and its gzip). Latency in ms, from request to the",
     "last byte. The clients (`scripts/bench/scrape-client.ts`, Node's own HTTP client in a process of its own)",
     "drop the bodies as they come, as a scraper's parser would consume them: autocannon, used before, decoded",
     "every body into a string, so a 4.2 MB gzip answer cost the client ~50 ms (curl: 2 ms) and its ratios",
     "measured the client.",
     "",
-    "| encoding | body MB | bare p50 | daemon p50 | p50 ratio | bare p99 | daemon p99 | bare req/s | daemon req/s |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| encoding | clients | body MB | bare p50 | daemon p50 | p50 ratio | bare p99 | daemon p99 | bare req/s | daemon req/s |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...s.rows.map(
       (r) =>
-        `| ${r.encoding} | ${mb(r.bodyBytes)} | ${r.bare.p50} | ${r.exporter.p50} | **${f(r.p50Ratio, 2)}x** | ${r.bare.p99} | ${r.exporter.p99} | ${f(r.bare.rps, 1)} | ${f(r.exporter.rps, 1)} |`,
+        `| ${r.encoding} | ${r.clients} | ${mb(r.bodyBytes)} | ${r.bare.p50} | ${r.exporter.p50} | **${f(r.p50Ratio, 2)}x** | ${r.bare.p99} | ${r.exporter.p99} | ${f(r.bare.rps, 1)} | ${f(r.exporter.rps, 1)} |`,
     ),
     "",
     `\`/-/healthy\` (every 20 ms) while the daemon served the load: worst ${f(s.healthyMaxMs, 1)} ms.`,

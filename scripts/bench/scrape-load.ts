@@ -10,6 +10,8 @@ import { type Load, scrapeLoadInChild } from "./scrape-client.js";
 
 export interface ScrapeLoadRow {
   encoding: "plain" | "gzip";
+  /** Clients asking at the same time. */
+  clients: number;
   bodyBytes: number;
   bare: Load;
   exporter: Load;
@@ -26,9 +28,24 @@ export interface ScrapeLoad {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** 8 concurrent clients for `seconds`. */
-function load(address: string, gzip: boolean, seconds: number): Promise<Load> {
-  return scrapeLoadInChild(process.execPath, `http://${address}/metrics`, { connections: 8, seconds, gzip });
+/** One scraper alone, and 8 at once. */
+const CLIENTS = [1, 8] as const;
+const ENCODINGS = ["plain", "gzip"] as const;
+type Loads = Map<string, Load>;
+const loadKey = (encoding: string, clients: number) => `${encoding} ${clients}`;
+
+/** Each encoding with each number of clients, `seconds` each, one after another. */
+async function loads(address: string, seconds: number): Promise<Loads> {
+  const out: Loads = new Map();
+  for (const encoding of ENCODINGS)
+    for (const connections of CLIENTS) {
+      const url = `http://${address}/metrics`;
+      out.set(
+        loadKey(encoding, connections),
+        await scrapeLoadInChild(process.execPath, url, { connections, seconds, gzip: encoding === "gzip" }),
+      );
+    }
+  return out;
 }
 
 /** The body as sent (gzip not undone), and its Content-Encoding. */
@@ -89,12 +106,10 @@ export async function scrapeLoad(opts: {
 
   const prober = startProber([opts.address]);
   await prober.started;
-  let exporterPlain: Load;
-  let exporterGzip: Load;
+  let exporter: Loads;
   let samples: Record<string, [number, number][]> = {};
   try {
-    exporterPlain = await load(opts.address, false, opts.seconds);
-    exporterGzip = await load(opts.address, true, opts.seconds);
+    exporter = await loads(opts.address, opts.seconds);
   } finally {
     samples = await prober.stop().catch(() => ({}));
   }
@@ -102,22 +117,26 @@ export async function scrapeLoad(opts: {
 
   const bare = await startBare(opts.node, plainFile, gzipFile);
   try {
-    const barePlain = await load(bare.address, false, opts.seconds);
-    const bareGzip = await load(bare.address, true, opts.seconds);
-    const row = (encoding: "plain" | "gzip", bodyBytes: number, b: Load, e: Load): ScrapeLoadRow => ({
-      encoding,
-      bodyBytes,
-      bare: b,
-      exporter: e,
-      p50Ratio: e.p50 / Math.max(b.p50, 0.001),
-    });
+    const bareLoads = await loads(bare.address, opts.seconds);
+    const bodyBytes = { plain: plain.body.length, gzip: zipped.body.length };
+    const rows = ENCODINGS.flatMap((encoding) =>
+      CLIENTS.map((clients): ScrapeLoadRow => {
+        const b = bareLoads.get(loadKey(encoding, clients)) as Load;
+        const e = exporter.get(loadKey(encoding, clients)) as Load;
+        return {
+          encoding,
+          clients,
+          bodyBytes: bodyBytes[encoding],
+          bare: b,
+          exporter: e,
+          p50Ratio: e.p50 / Math.max(b.p50, 0.001),
+        };
+      }),
+    );
     return {
       targets: opts.targets,
       seconds: opts.seconds,
-      rows: [
-        row("plain", plain.body.length, barePlain, exporterPlain),
-        row("gzip", zipped.body.length, bareGzip, exporterGzip),
-      ],
+      rows,
       healthyMaxMs: latencies.length ? Math.max(...latencies) : Number.NaN,
     };
   } finally {
