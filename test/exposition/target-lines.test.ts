@@ -1,28 +1,63 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { TargetSummariser } from "../../src/convert/targets.js";
+import { convertTargets, TargetSummariser } from "../../src/convert/targets.js";
 import { renderTargets, renderTargetsKept } from "../../src/exposition/target-lines.js";
-import type { ActiveTarget } from "../../src/upstream/payloads.js";
+import { renderSampleSet } from "../../src/exposition/text-format.js";
+import type { ActiveTarget, TargetsResponse } from "../../src/upstream/payloads.js";
 
 /** `count` targets in three pools; `instance` may name a target's instance otherwise (a long one). */
-function summary(count: number, instance = (i: number) => `host-${i}:9100`) {
+function summary(count: number, instance = (i: number) => `host-${i}:9100`, duration = (i: number) => i / 1000) {
   const summariser = new TargetSummariser({ perTarget: true, extraLabels: [] });
+  for (const target of activeTargets(count, instance, duration)) summariser.add(target);
+  return summariser.finish({ droppedTargets: [], droppedTargetCounts: undefined });
+}
+
+function activeTargets(
+  count: number,
+  instance: (i: number) => string,
+  duration: (i: number) => number,
+): ActiveTarget[] {
+  const targets: ActiveTarget[] = [];
   for (let i = 0; i < count; i++) {
-    const target: ActiveTarget = {
+    targets.push({
       labels: { job: `job-${i % 3}`, instance: instance(i) },
       scrapePool: `job-${i % 3}`,
       health: i % 7 === 0 ? "down" : "up",
       lastError: i % 7 === 0 ? "connection refused" : "",
       lastScrape: "2026-11-21T04:59:43.422194916Z",
-      lastScrapeDuration: i / 1000,
+      lastScrapeDuration: duration(i),
       scrapeInterval: "30s",
       scrapeTimeout: "10s",
-    };
-    summariser.add(target);
+    });
   }
-  return summariser.finish({ droppedTargets: [], droppedTargetCounts: undefined });
+  return targets;
 }
 
 afterEach(() => vi.restoreAllMocks());
+
+describe("renderTargets", () => {
+  it("writes the lines convertTargets and renderSampleSet write, whatever the values' text takes", () => {
+    // Values of 20 characters (3.141592653589793e-7) and more: more text than the room first set aside
+    // for a family's formatted values, which then grows; infinities and zero too.
+    const duration = (i: number) =>
+      i % 50 === 0 ? Number.POSITIVE_INFINITY : i % 50 === 1 ? 0 : Math.PI * 1e-7 * (i + 1) + i * 1e9;
+    const instance = (i: number) => `host-${i}:9100`;
+    const fast = renderTargets(summary(500, instance, duration), 'source="p"');
+    const payload = {
+      status: "success",
+      data: { activeTargets: activeTargets(500, instance, duration), droppedTargets: [] },
+    };
+    const reference = renderSampleSet(
+      convertTargets(payload as TargetsResponse, { perTarget: true, extraLabels: [] }),
+      'source="p"',
+    );
+    const text = (families: typeof fast.families) =>
+      families.map(([name, lines]) => [name, Buffer.from(lines).toString("latin1")]);
+    expect(text(fast.families)).toEqual(text(reference));
+    expect(Buffer.from(fast.families.find(([n]) => n.includes("duration"))?.[1] ?? []).toString()).toContain(
+      "} +Inf\n",
+    );
+  });
+});
 
 describe("renderTargetsKept", () => {
   it("hands each family to keep as soon as it is written, before the next one is rendered", () => {
