@@ -10,7 +10,9 @@ const WORKER_URL = new URL(`./decode-worker.${RUNNING_TS ? "ts" : "js"}`, import
 // Reading an answer makes garbage at a high rate (a few objects per target, dead by the next one), and
 // V8 grows the young generation for it up to 3 x 64 MiB on Node 24: 134 MB committed for a 500k-target
 // answer whose live objects are a few MB at any time. 24 MiB (8 MiB semi-spaces) keeps that garbage
-// small at no measured CPU cost (500k targets: RSS after reading 305 -> 180 MB).
+// small at no measured CPU cost (500k targets: RSS after reading 305 -> 180 MB). A process started with
+// --max-semi-space-size (the image's 4) overrides this: V8 takes the flag over a thread's resourceLimits,
+// and the thread's semi-spaces are 4 MiB too (new space at most ~10 MB, measured on Node 24).
 const YOUNG_GENERATION_MIB = 24;
 
 /** A decoder thread whose old-generation heap is capped, so one answer cannot take the process's memory. */
