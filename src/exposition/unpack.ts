@@ -1,8 +1,17 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
+import pLimit from "p-limit";
 import { type FamilyLines, isPacked, plainLength } from "./pack.js";
 
 const inflate = promisify(gunzip);
+
+/**
+ * Members inflating at once, all scrapes together: half of Node's thread pool (4 threads unless
+ * UV_THREADPOOL_SIZE says otherwise), so however many plain scrapes arrive, the rest of the pool is
+ * left to what polls need of it (gunzipping answers, DNS lookups).
+ */
+export const INFLATE_THREADS = Math.max(1, Math.floor((Number(process.env.UV_THREADPOOL_SIZE) || 4) / 2));
+const inflateSlot = pLimit(INFLATE_THREADS);
 
 // A member's plain bytes, while something still holds them (a response writing them, or garbage not yet
 // collected), or while they are being inflated: scrapes at the same time share them rather than each
@@ -15,7 +24,7 @@ function memberText(member: Uint8Array, size: number): Promise<Buffer> {
   const plain = known instanceof WeakRef ? known.deref() : known;
   if (plain) return Promise.resolve(plain);
   // Output room for the whole member, so it comes out in one piece rather than 16 KiB pieces joined.
-  const pending = inflate(member, { chunkSize: Math.max(64, size + 64) }).then(
+  const pending = inflateSlot(() => inflate(member, { chunkSize: Math.max(64, size + 64) })).then(
     (text) => {
       inflated.set(member, new WeakRef(text));
       return text;
@@ -30,10 +39,20 @@ function memberText(member: Uint8Array, size: number): Promise<Buffer> {
 }
 
 /**
+ * Members one scrape asks for ahead of the one it is writing. Inflating a 1 MiB member takes its output
+ * in fresh pages (the image's MALLOC_MMAP_THRESHOLD_), so inflating them one at a time made a plain
+ * scrape of 63 MB (100k targets) take ~95 ms against ~26 ms for the same bytes from memory; three ahead,
+ * inflated by two threads, ~40 ms.
+ */
+export const INFLATE_AHEAD = 3;
+
+/**
  * The plain bytes of pieces, in order: plain ones as they are, a packed one member by member, each
- * inflated in the thread pool (never on the event loop) only when the consumer asks for the next
- * chunk. So a consumer that reads at its own pace (a response with backpressure) holds the plain
- * bytes of a member or two, never those of a whole family.
+ * inflated in the thread pool (never on the event loop), INFLATE_AHEAD ahead of the one the consumer
+ * holds, and only as the consumer asks for more. So a consumer that reads at its own pace (a response
+ * with backpressure) holds the plain bytes of a few members, never those of a family. Scrapes at the
+ * same time share what they inflate (memberText), so however many there are, they hold no more than
+ * one plain copy of the exposition between them.
  */
 export async function* plainChunks(parts: readonly FamilyLines[]): AsyncGenerator<Uint8Array> {
   for (const part of parts) {
@@ -41,8 +60,21 @@ export async function* plainChunks(parts: readonly FamilyLines[]): AsyncGenerato
       yield part;
       continue;
     }
-    for (let i = 0; i < part.members.length; i++)
-      yield await memberText(part.members[i] as Uint8Array, part.sizes[i] ?? 0);
+    const text = (i: number) => {
+      const plain = memberText(part.members[i] as Uint8Array, part.sizes[i] ?? 0);
+      // A member asked for ahead is never awaited if the client goes away first: its failure is not
+      // left unhandled (which would end the process); one that is awaited still throws there.
+      plain.catch(() => {});
+      return plain;
+    };
+    const ahead: Promise<Buffer>[] = [];
+    let next = 0;
+    for (; next < Math.min(INFLATE_AHEAD, part.members.length); next++) ahead.push(text(next));
+    while (ahead.length > 0) {
+      const plain = await (ahead.shift() as Promise<Buffer>);
+      if (next < part.members.length) ahead.push(text(next++));
+      yield plain;
+    }
   }
 }
 

@@ -15,10 +15,10 @@ export function sendBuffers(res: ServerResponse, buffers: readonly Uint8Array[])
 }
 
 /**
- * Writes the head, then the parts as plain text. Packed families are inflated member by member, the
- * next one only once the response has taken the last (backpressure), so a scrape holds a member or
- * two of plain text, never a whole family, however slowly its client reads. Resolves once written,
- * or once the client went away.
+ * Writes the head, then the parts as plain text. Packed families are inflated member by member, a few
+ * ahead of the one being written and no further until the response takes it (backpressure,
+ * exposition/unpack.ts), so a scrape holds a few members of plain text, never a whole family, however
+ * slowly its client reads. Resolves once written, or once the client went away.
  */
 export async function sendPlain(res: ServerResponse, head: Uint8Array, parts: readonly FamilyLines[]): Promise<void> {
   const plain = parts.filter((part): part is Uint8Array => !isPacked(part));
@@ -28,7 +28,7 @@ export async function sendPlain(res: ServerResponse, head: Uint8Array, parts: re
   }
   res.write(head);
   try {
-    // One chunk read ahead: a member inflates in the thread pool while the previous one is written.
+    // One chunk buffered here; plainChunks inflates the next ones in the thread pool meanwhile.
     await pipeline(Readable.from(plainChunks(parts), { highWaterMark: 1 }), res);
   } catch (error) {
     if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
