@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { constants, gzipSync } from "node:zlib";
+import { crc32 } from "node:zlib";
 import { BoundedMap } from "../lib/bounded-map.js";
+import { deflateSegmentSync } from "./gzip-stream.js";
 import { MEMBER_PLAIN_BYTES, type PackedLines, packLines } from "./pack.js";
 
 // Most of a large answer's families are the same bytes from one poll to the next: a target's up,
 // scrape interval and timeout rarely change, only its last scrape and duration do (3 of the 5
-// per-target families of a steady fleet). Their gzip members are kept from the last poll and given
+// per-target families of a steady fleet). Their compressed members are kept from the last poll and given
 // again when the bytes are, so a poll compresses only what changed (100k targets: 36 of 63 MB of lines
 // not compressed again).
 
@@ -50,12 +51,14 @@ export class PackCache {
     const members: Uint8Array[] = [];
     const sizes: number[] = [];
     let length = 0;
+    let crc = 0;
     for (const piece of pieces) {
-      members.push(gzipSync(piece, { level: constants.Z_BEST_SPEED }));
+      crc = crc32(piece, crc);
+      members.push(deflateSegmentSync(piece));
       sizes.push(piece.length);
       length += piece.length;
     }
-    const packed: PackedLines = { members, sizes, length, hash: newName };
+    const packed: PackedLines = { members, sizes, length, crc, hash: newName };
     this.entries.set(key, copied(packed));
     return packed;
   }

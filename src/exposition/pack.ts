@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
-import { constants, gzipSync } from "node:zlib";
+import { crc32 } from "node:zlib";
+import { deflateSegmentSync } from "./gzip-stream.js";
 import type { RenderedFamilies } from "./text-format.js";
 
-// A large family's lines are kept between polls as gzip members only: the 60 MB of lines of a
-// 100k-target answer are ~4 MB gzipped (level 1 compresses them ~16x). Members back to back form one
-// valid gzip stream (RFC 1952), so a gzip scrape writes them as they are, and a plain scrape inflates
+// A large family's lines are kept between polls compressed only: the 60 MB of lines of a 100k-target
+// answer are ~4 MB of deflate data (level 1 compresses them ~16x), in members of its own that each end
+// in a sync flush (gzip-stream.ts): back to back, and with the other pieces of the exposition, they are
+// the body of one gzip member, so a gzip scrape writes them as they are, and a plain scrape inflates
 // them one at a time as the response streams.
 
 /**
@@ -20,14 +22,16 @@ export const PACK_MIN_BYTES = 64 * 1024;
  */
 export const MEMBER_PLAIN_BYTES = 2 ** 20;
 
-/** A family's lines as gzip members: what the main thread keeps of a large family. */
+/** A family's lines compressed: what the main thread keeps of a large family. */
 export interface PackedLines {
-  /** Members in order; back to back they are one gzip stream of the lines. */
+  /** Members in order: each deflate data ending in a sync flush; back to back, the lines' deflate data. */
   members: Uint8Array[];
   /** Plain bytes of each member, in order. */
   sizes: number[];
   /** Plain bytes of the whole family. */
   length: number;
+  /** CRC-32 of the plain bytes of the whole family (a gzip trailer's, gzip-stream.ts). */
+  crc: number;
   /**
    * With `length`, what tells an unchanged family: SHA-256 of the plain bytes (hex), or a name its
    * writer gave to bytes it knew to be new (never given to other bytes: target-table.ts).
@@ -60,6 +64,7 @@ export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES, k
   const hash = knownHash === undefined ? createHash("sha256") : undefined;
   const members: Uint8Array[] = [];
   const sizes: number[] = [];
+  let crc = 0;
   for (let start = 0; start < lines.length; ) {
     let end = Math.min(lines.length, start + memberBytes);
     if (end < lines.length) {
@@ -69,11 +74,12 @@ export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES, k
     }
     const piece = lines.subarray(start, end);
     hash?.update(piece);
-    members.push(gzipSync(piece, { level: constants.Z_BEST_SPEED }));
+    crc = crc32(piece, crc);
+    members.push(deflateSegmentSync(piece));
     sizes.push(piece.length);
     start = end;
   }
-  return { members, sizes, length: lines.length, hash: hash ? hash.digest("hex") : (knownHash ?? "") };
+  return { members, sizes, length: lines.length, crc, hash: hash ? hash.digest("hex") : (knownHash ?? "") };
 }
 
 /** A family's lines packed if they are at least `minBytes`, else as they are. */

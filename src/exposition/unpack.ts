@@ -1,9 +1,12 @@
 import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
+import { constants, inflateRaw } from "node:zlib";
 import pLimit from "p-limit";
 import { type FamilyLines, isPacked, plainLength } from "./pack.js";
 
-const inflate = promisify(gunzip);
+const inflateRawAsync = promisify(inflateRaw);
+/** A member's plain bytes: deflate data that ends in a sync flush, not a final block (gzip-stream.ts). */
+const inflate = (member: Uint8Array, options: { chunkSize: number }) =>
+  inflateRawAsync(member, { ...options, finishFlush: constants.Z_SYNC_FLUSH });
 
 /**
  * Members inflating at once, all scrapes together: half of Node's thread pool (4 threads unless

@@ -1,6 +1,7 @@
-import { constants, gzipSync } from "node:zlib";
+import { crc32 } from "node:zlib";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
+import { crc32Combine, deflateSegmentSync, FINAL_BLOCK, GZIP_HEADER, gzipTrailer } from "../exposition/gzip-stream.js";
 import type { ProbeRequest } from "../probe/probe.js";
 import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
@@ -63,12 +64,19 @@ export function createApp(deps: AppDeps): Express {
       const head = Buffer.from(processText);
       res.vary("Accept-Encoding").status(200).type(deps.processMetrics.contentType);
       if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
-        // Gzip members back to back form one valid gzip stream (RFC 1952), so only the small live part
-        // is compressed per scrape; the sources' members are written as they are kept.
-        const zipped = gzipSync(head, { level: constants.Z_BEST_SPEED });
-        const length = sources.gzip.reduce((n, member) => n + member.length, zipped.length);
+        // One gzip member: the small live part is compressed per scrape, the sources' members are
+        // written as kept, and the trailer's CRC is combined from the two (exposition/gzip-stream.ts).
+        const crc = crc32Combine(crc32(head), sources.gzip.crc, sources.length);
+        const body = [
+          GZIP_HEADER,
+          deflateSegmentSync(head),
+          ...sources.gzip.members,
+          FINAL_BLOCK,
+          gzipTrailer(crc, head.length + sources.length),
+        ];
+        const length = body.reduce((n, piece) => n + piece.length, 0);
         res.set("Content-Encoding", "gzip").set("Content-Length", String(length));
-        sendBuffers(res, req.method === "HEAD" ? [] : [zipped, ...sources.gzip]);
+        sendBuffers(res, req.method === "HEAD" ? [] : body);
         return;
       }
       // Plain: large families are inflated as the response streams (never whole), to a known length.

@@ -1,8 +1,8 @@
-import { promisify } from "node:util";
-import { constants, gzip } from "node:zlib";
+import { crc32 } from "node:zlib";
 import type { Flavor } from "../config/flavors.js";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
+import { crc32Combine, deflateSegment } from "../exposition/gzip-stream.js";
 import { type FamilyLines, isPacked, plainLength } from "../exposition/pack.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
@@ -18,20 +18,24 @@ export interface Exposition {
   parts: readonly FamilyLines[];
   /** Plain bytes of the whole. */
   length: number;
-  /**
-   * The same text as gzip members back to back (one gzip stream): packed families' own members and the
-   * rest compressed once per change in the background; undefined until ready.
-   */
-  gzip: readonly Uint8Array[] | undefined;
+  /** The same text compressed, once per change in the background; undefined until ready. */
+  gzip: CompressedText | undefined;
 }
 
-const gzipMember = (bytes: Uint8Array) => promisify(gzip)(bytes, { level: constants.Z_BEST_SPEED });
+/**
+ * Text as deflate data in members, back to back the body of a gzip member (exposition/gzip-stream.ts):
+ * packed families' own members and the rest compressed once per change.
+ */
+export interface CompressedText {
+  members: readonly Uint8Array[];
+  /** CRC-32 of the plain text (its length is the exposition's). */
+  crc: number;
+}
 
 // A packed family (a decoder thread's) brings its own members. Plain pieces at least this large (a
 // family decoded inline, or a group's) are compressed as members of their own, and a member is kept
 // as long as its piece is served: a family whose lines did not change between polls keeps its bytes
-// (source-state.ts) and is not compressed again. Members back to back form one valid gzip stream
-// (RFC 1952). Smaller pieces are compressed together.
+// (source-state.ts) and is not compressed again. Smaller pieces are compressed together.
 const OWN_MEMBER_BYTES = 64 * 1024;
 const members = new WeakMap<Uint8Array, Buffer>();
 
@@ -115,15 +119,17 @@ export class SourceStore {
     return groupViews(this.sources.values());
   }
 
-  /** Gzips a version in the thread pool; until it is ready scrapes get the plain text. */
+  /** Compresses a version in the thread pool; until it is ready scrapes get the plain text. */
   private compress(version: number, parts: readonly FamilyLines[]): void {
     const pieces: Promise<Uint8Array>[] = [];
     let small: Uint8Array[] = [];
+    let crc = 0;
     const flush = () => {
-      if (small.length > 0) pieces.push(gzipMember(Buffer.concat(small)));
+      if (small.length > 0) pieces.push(deflateSegment(Buffer.concat(small)));
       small = [];
     };
     for (const part of parts) {
+      crc = isPacked(part) ? crc32Combine(crc, part.crc, part.length) : crc32(part, crc);
       if (isPacked(part)) {
         flush();
         for (const member of part.members) pieces.push(Promise.resolve(member));
@@ -138,7 +144,7 @@ export class SourceStore {
       pieces.push(
         kept
           ? Promise.resolve(kept)
-          : gzipMember(part).then((member) => {
+          : deflateSegment(part).then((member) => {
               members.set(part, member);
               return member;
             }),
@@ -148,7 +154,7 @@ export class SourceStore {
     void Promise.all(pieces).then(
       (compressed) => {
         // Kept as members: one buffer of them would copy all the gzip again.
-        if (this.current.version === version) this.current.gzip = compressed;
+        if (this.current.version === version) this.current.gzip = { members: compressed, crc };
       },
       () => undefined, // plain text is served instead
     );

@@ -1,8 +1,8 @@
-import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { type PackedLines, packLines } from "../../src/exposition/pack.js";
 import { PackCache } from "../../src/exposition/pack-cache.js";
 import { ownMemory, transferList } from "../../src/poll/transferable.js";
+import { membersPlain } from "../helpers/families.js";
 
 /** `count` sample lines, `seed` changing their values. */
 function lines(count: number, seed = 0): Buffer {
@@ -12,7 +12,7 @@ function lines(count: number, seed = 0): Buffer {
   return Buffer.from(text);
 }
 
-const plain = (packed: PackedLines) => gunzipSync(Buffer.concat(packed.members));
+const plain = (packed: PackedLines) => membersPlain(packed.members);
 /**
  * Moves the members away as a decoder thread does when it hands them to the main thread: each in memory
  * of its own (one in a pool of gzip output is copied first), then transferred.

@@ -1,8 +1,9 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { crc32 } from "node:zlib";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { deflateSegmentSync } from "../../src/exposition/gzip-stream.js";
 import { createApp } from "../../src/http/app.js";
 import { NO_WEB_CONFIG, type WebConfig } from "../../src/http/web-config.js";
 import type { ProbeResponse } from "../../src/probe/prober.js";
@@ -32,7 +33,11 @@ async function serve(
     processMetrics: new ProcessMetrics("1.2.3"),
     sourcesExposition:
       overrides.sources ??
-      (() => ({ parts: [Buffer.from(SOURCES_TEXT)], length: SOURCES_TEXT.length, gzip: [gzipSync(SOURCES_TEXT)] })),
+      (() => ({
+        parts: [Buffer.from(SOURCES_TEXT)],
+        length: SOURCES_TEXT.length,
+        gzip: { members: [deflateSegmentSync(Buffer.from(SOURCES_TEXT))], crc: crc32(SOURCES_TEXT) },
+      })),
     isReady: overrides.ready ?? (() => true),
     reload: overrides.reload ?? (async () => undefined),
     landing: () => ({

@@ -1,0 +1,51 @@
+import { spawnSync } from "node:child_process";
+import { crc32, gunzipSync } from "node:zlib";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  crc32Combine,
+  deflateSegmentSync,
+  FINAL_BLOCK,
+  GZIP_HEADER,
+  gzipTrailer,
+} from "../../src/exposition/gzip-stream.js";
+
+describe("gzip-stream", () => {
+  it("combines two CRC-32s into that of the bytes joined, as zlib's crc32_combine", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.uint8Array({ maxLength: 3000 }), (a, b) => {
+        expect(crc32Combine(crc32(a), crc32(b), b.length)).toBe(crc32(Buffer.concat([a, b])));
+      }),
+      { numRuns: 300 },
+    );
+    // Lengths far past a piece's (the exposition's whole, at 500k targets ~300 MB).
+    const big = Buffer.alloc(5_000_000, 0x61);
+    expect(crc32Combine(crc32("x"), crc32(big), big.length)).toBe(crc32(Buffer.concat([Buffer.from("x"), big])));
+  });
+
+  it("joins pieces compressed apart into one gzip member that zlib and gzip(1) read whole", () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 2000 }), { maxLength: 6 }), (pieces) => {
+        const plain = Buffer.concat(pieces);
+        const member = Buffer.concat([
+          GZIP_HEADER,
+          ...pieces.map(deflateSegmentSync),
+          FINAL_BLOCK,
+          gzipTrailer(crc32(plain), plain.length),
+        ]);
+        expect(gunzipSync(member).equals(plain)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+    const plain = Buffer.from("a 1\nb 2\n");
+    const member = Buffer.concat([
+      GZIP_HEADER,
+      deflateSegmentSync(plain.subarray(0, 4)),
+      deflateSegmentSync(plain.subarray(4)),
+      FINAL_BLOCK,
+      gzipTrailer(crc32(plain), plain.length),
+    ]);
+    const gzip = spawnSync("gzip", ["-t"], { input: member });
+    expect(gzip.status).toBe(0);
+  });
+});
