@@ -322,7 +322,7 @@ function scrapeSection(whole: WholePoll, stamp: string): string[] {
     "answering with the very bytes the daemon served (plain, and its gzip). Latency in ms, from request to the",
     "last byte. The clients (`scripts/bench/scrape-client.ts`, Node's own HTTP client in a process of its own)",
     "drop the bodies as they come, as a scraper's parser would consume them: autocannon, used before, decoded",
-    "every body into a string, so a 4.2 MB gzip answer cost the client ~50 ms (curl: 2 ms) and its ratios",
+    "every body into a string, so a 4.2 MB gzip answer cost the client ~50 ms (curl, reading it undecoded: 2-3 ms) and its ratios",
     "measured the client.",
     "",
     "| encoding | clients | body MB | bare p50 | daemon p50 | p50 ratio | bare p99 | daemon p99 | bare req/s | daemon req/s |",
