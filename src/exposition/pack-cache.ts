@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
-import { crc32 } from "node:zlib";
 import { BoundedMap } from "../lib/bounded-map.js";
-import { deflateSegmentSync } from "./gzip-stream.js";
-import { MEMBER_PLAIN_BYTES, type PackedLines, packLines } from "./pack.js";
+import { MEMBER_PLAIN_BYTES, type PackedLines, packLines, packPieces } from "./pack.js";
 
 // Most of a large answer's families are the same bytes from one poll to the next: a target's up,
 // scrape interval and timeout rarely change, only its last scrape and duration do (3 of the 5
@@ -48,17 +46,7 @@ export class PackCache {
    * compressed into a member as it comes, so the lines are never whole in memory; kept under `newName`.
    */
   packPieces(key: string, pieces: Iterable<Uint8Array>, newName: string): PackedLines {
-    const members: Uint8Array[] = [];
-    const sizes: number[] = [];
-    let length = 0;
-    let crc = 0;
-    for (const piece of pieces) {
-      crc = crc32(piece, crc);
-      members.push(deflateSegmentSync(piece));
-      sizes.push(piece.length);
-      length += piece.length;
-    }
-    const packed: PackedLines = { members, sizes, length, crc, hash: newName };
+    const packed: PackedLines = { ...packPieces(pieces), hash: newName };
     this.entries.set(key, copied(packed));
     return packed;
   }

@@ -56,15 +56,29 @@ export function sameLines(a: FamilyLines, b: FamilyLines): boolean {
 }
 
 /**
- * Lines cut into members of at most `memberBytes`, at line ends. Each piece is a view of `lines`, so
- * no plain bytes are copied: what is alive beyond the lines is one piece's deflate state and output.
+ * Pieces of whole lines compressed one by one as they come (pack-cache.ts hands over pieces written
+ * into one buffer over and over, so each is used before the next is asked for); `onPiece` sees each.
  */
-export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES, knownHash?: string): PackedLines {
-  // The hash of the whole lines, when the caller has it already (pack-cache.ts), is not computed again.
-  const hash = knownHash === undefined ? createHash("sha256") : undefined;
+export function packPieces(
+  pieces: Iterable<Uint8Array>,
+  onPiece?: (piece: Uint8Array) => void,
+): Omit<PackedLines, "hash"> {
   const members: Uint8Array[] = [];
   const sizes: number[] = [];
+  let length = 0;
   let crc = 0;
+  for (const piece of pieces) {
+    onPiece?.(piece);
+    crc = crc32(piece, crc);
+    members.push(deflateSegmentSync(piece));
+    sizes.push(piece.length);
+    length += piece.length;
+  }
+  return { members, sizes, length, crc };
+}
+
+/** Lines cut at line ends into pieces of at most `memberBytes`, each a view of `lines`. */
+function* linePieces(lines: Uint8Array, memberBytes: number): Generator<Uint8Array> {
   for (let start = 0; start < lines.length; ) {
     let end = Math.min(lines.length, start + memberBytes);
     if (end < lines.length) {
@@ -72,14 +86,20 @@ export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES, k
       const newline = lines.subarray(start, end).lastIndexOf(0x0a);
       if (newline >= 0) end = start + newline + 1;
     }
-    const piece = lines.subarray(start, end);
-    hash?.update(piece);
-    crc = crc32(piece, crc);
-    members.push(deflateSegmentSync(piece));
-    sizes.push(piece.length);
+    yield lines.subarray(start, end);
     start = end;
   }
-  return { members, sizes, length: lines.length, crc, hash: hash ? hash.digest("hex") : (knownHash ?? "") };
+}
+
+/**
+ * Lines cut into members of at most `memberBytes`, at line ends. Each piece is a view of `lines`, so
+ * no plain bytes are copied: what is alive beyond the lines is one piece's deflate state and output.
+ */
+export function packLines(lines: Uint8Array, memberBytes = MEMBER_PLAIN_BYTES, knownHash?: string): PackedLines {
+  // The hash of the whole lines, when the caller has it already (pack-cache.ts), is not computed again.
+  const hash = knownHash === undefined ? createHash("sha256") : undefined;
+  const packed = packPieces(linePieces(lines, memberBytes), hash && ((piece) => hash.update(piece)));
+  return { ...packed, hash: hash ? hash.digest("hex") : (knownHash ?? "") };
 }
 
 /** A family's lines packed if they are at least `minBytes`, else as they are. */

@@ -129,12 +129,13 @@ export class SourceStore {
       small = [];
     };
     for (const part of parts) {
-      crc = isPacked(part) ? crc32Combine(crc, part.crc, part.length) : crc32(part, crc);
       if (isPacked(part)) {
+        crc = crc32Combine(crc, part.crc, part.length);
         flush();
         for (const member of part.members) pieces.push(Promise.resolve(member));
         continue;
       }
+      crc = crc32(part, crc);
       if (part.length < OWN_MEMBER_BYTES) {
         small.push(part);
         continue;
