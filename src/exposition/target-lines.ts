@@ -1,7 +1,7 @@
 import type { TargetSeries } from "../convert/series-columns.js";
 import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
-import { formatValue } from "./label-pairs.js";
 import { type RenderedFamilies, renderSampleSet } from "./text-format.js";
+import { MAX_VALUE_BYTES, writeValue } from "./value-bytes.js";
 
 // The per-target families of a large answer (five lines per target, 500k at 100k targets) written
 // straight from the summarised series: no sample object per line, and each target's labels written
@@ -75,14 +75,16 @@ function samplesOf(series: TargetSeries, order: Uint32Array, v: number): number 
 }
 
 /**
- * One family's lines, `start` + the series' pairs + `} value`: values formatted once, kept only while
- * this family is written (not five families' worth at once), then written whole into a buffer of the
- * exact size, or in pieces.
+ * One family's lines, `start` + the series' pairs + `} value`: values written once as bytes (value-bytes.ts),
+ * kept only while this family is written (not five families' worth at once), then written whole into a
+ * buffer of the exact size, or in pieces.
  */
 class FamilyWriter {
   private readonly startBytes: number;
   private readonly ascii: boolean;
-  private readonly values: (string | undefined)[];
+  /** The values' text one after another; line k's is [valueStart[k], valueStart[k + 1]), empty for no value. */
+  private valueText: Buffer;
+  private readonly valueStart: Int32Array;
   /** Plain bytes of the whole family, and its samples. */
   readonly bytes: number;
   readonly samples: number;
@@ -95,19 +97,32 @@ class FamilyWriter {
   ) {
     this.startBytes = Buffer.byteLength(start);
     this.ascii = this.startBytes === start.length;
-    this.values = new Array<string | undefined>(order.length);
+    this.valueStart = new Int32Array(order.length + 1);
+    // Room for a typical value (a timestamp with milliseconds takes 14 bytes), grown when short.
+    this.valueText = Buffer.allocUnsafe(order.length * 16 + MAX_VALUE_BYTES);
+    let at = 0;
     let bytes = 0;
     let samples = 0;
     for (let k = 0; k < order.length; k++) {
-      const value = series.value(v, order[k] as number);
-      if (Number.isNaN(value)) continue;
-      const text = formatValue(value);
-      this.values[k] = text;
-      bytes += this.lineBytes(k);
-      samples++;
+      const s = order[k] as number;
+      const value = series.value(v, s);
+      if (!Number.isNaN(value)) {
+        if (at + MAX_VALUE_BYTES > this.valueText.length) this.grow(at);
+        const end = writeValue(this.valueText, at, value);
+        bytes += this.startBytes + series.pairsLength(s) + (end - at) + 3; // "} " and the newline
+        at = end;
+        samples++;
+      }
+      this.valueStart[k + 1] = at;
     }
     this.bytes = bytes;
     this.samples = samples;
+  }
+
+  private grow(used: number): void {
+    const grown = Buffer.allocUnsafe(this.valueText.length * 2);
+    this.valueText.copy(grown, 0, 0, used);
+    this.valueText = grown;
   }
 
   whole(): Buffer {
@@ -127,8 +142,9 @@ class FamilyWriter {
     let out = shared;
     let offset = 0;
     for (let k = 0; k < this.order.length; k++) {
-      if (this.values[k] === undefined) continue;
-      const line = this.lineBytes(k);
+      const valueBytes = (this.valueStart[k + 1] as number) - (this.valueStart[k] as number);
+      if (valueBytes === 0) continue;
+      const line = this.startBytes + this.series.pairsLength(this.order[k] as number) + valueBytes + 3;
       if (offset + line > out.length) {
         if (offset > 0) yield out.subarray(0, offset);
         // A line longer than a piece is a piece of its own, in memory of its own: the pieces after it
@@ -141,21 +157,18 @@ class FamilyWriter {
     if (offset > 0) yield out.subarray(0, offset);
   }
 
-  private lineBytes(k: number): number {
-    const value = this.values[k] as string;
-    return this.startBytes + this.series.pairsLength(this.order[k] as number) + value.length + 3; // "} " and the newline
-  }
-
   /** Writes line k (if its series has a value) at `offset`; where the next goes. */
   private writeLine(out: Writable, offset: number, k: number): number {
-    const value = this.values[k];
-    if (value === undefined) return offset;
+    const from = this.valueStart[k] as number;
+    const to = this.valueStart[k + 1] as number;
+    if (from === to) return offset;
     let at = offset;
     at += this.ascii ? out.latin1Write(this.start, at) : out.utf8Write(this.start, at);
     at += this.series.writePairs(out, at, this.order[k] as number);
     out[at++] = 0x7d; // }
     out[at++] = 0x20; // space
-    for (let c = 0; c < value.length; c++) out[at++] = value.charCodeAt(c); // numbers are ASCII
+    const text = this.valueText;
+    for (let i = from; i < to; i++) out[at++] = text[i] as number;
     out[at++] = 0x0a; // newline
     return at;
   }
