@@ -15,6 +15,7 @@ import { groupTables } from "./publish/groups.js";
 import { createProbeMetrics } from "./publish/probe-metrics.js";
 import { ProcessMetrics } from "./publish/process-metrics.js";
 import { createReloadMetrics } from "./publish/reload-metrics.js";
+import { createScrapeMetrics } from "./publish/scrape-metrics.js";
 import { sourceStatuses } from "./publish/source-status.js";
 import { SourceStore } from "./publish/store.js";
 import { Scheduler } from "./schedule/scheduler.js";
@@ -74,6 +75,8 @@ export class Exporter {
     const app = createApp({
       log,
       telemetryPath: flags.telemetryPath,
+      maxRequests: flags.webMaxRequests,
+      scrapeMetrics: createScrapeMetrics(processMetrics.registry),
       enableLifecycle: flags.enableLifecycle,
       processMetrics,
       sourcesExposition: () => this.store.exposition(),

@@ -25,6 +25,8 @@ export interface Flags {
   probeTimeoutOffsetMs: number;
   /** Probes that may poll upstreams at once; more are answered 503 (--probe.max-concurrent). */
   probeMaxConcurrent: number;
+  /** Requests of the telemetry path served at once, 0 for no limit; more are answered 503 (--web.max-requests). */
+  webMaxRequests: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
   help: boolean;
@@ -32,6 +34,8 @@ export interface Flags {
 }
 
 export const DEFAULT_LISTEN_ADDRESS = ":9816";
+// As node_exporter's --web.max-requests (node_exporter.go, v1.12.1).
+export const DEFAULT_WEB_MAX_REQUESTS = 40;
 
 export const USAGE = `Usage: prometheus-status-exporter [flags]
 
@@ -41,6 +45,8 @@ Flags:
   --web.config.file=PATH        TLS and basic auth for the exporter's own endpoints (exporter-toolkit format)
   --web.listen-address=ADDR     address to serve on, [host]:port (default ${DEFAULT_LISTEN_ADDRESS})
   --web.telemetry-path=PATH     path of the metrics (default /metrics)
+  --web.max-requests=N          requests of the metrics path served at once; more are answered 503
+                                (0: no limit; default ${DEFAULT_WEB_MAX_REQUESTS})
   --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
   --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it, or
                                 whose parse it could not hold (estimated first), are refused as too_large
@@ -75,6 +81,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "web.config.file": { type: "string" },
         "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
         "web.telemetry-path": { type: "string", default: "/metrics" },
+        "web.max-requests": { type: "string", default: String(DEFAULT_WEB_MAX_REQUESTS) },
         "web.enable-lifecycle": { type: "boolean", default: false },
         "decoder.memory-limit": { type: "string", default: `${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB` },
         "probe.timeout-offset": { type: "string", default: "500ms" },
@@ -120,6 +127,12 @@ export function parseFlags(argv: readonly string[]): Flags {
       `--probe.max-concurrent: expected a whole number of at least 1 such as 16, got "${maxConcurrent}"`,
     );
   }
+  const maxRequests = values["web.max-requests"] as string;
+  if (!/^\d{1,9}$/.test(maxRequests)) {
+    throw new FlagError(
+      `--web.max-requests: expected a whole number such as 40 (0 for no limit), got "${maxRequests}"`,
+    );
+  }
   return {
     configFile: values["config.file"] as string,
     configCheck: values["config.check"] === true,
@@ -131,6 +144,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     decoderMemoryLimitBytes,
     probeTimeoutOffsetMs,
     probeMaxConcurrent,
+    webMaxRequests: Number(maxRequests),
     logLevel: logLevel as LogLevel,
     logFormat: logFormat as LogFormat,
     help: values.help === true,

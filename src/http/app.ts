@@ -5,16 +5,22 @@ import { crc32Combine, deflateSegmentSync, FINAL_BLOCK, GZIP_HEADER, gzipTrailer
 import type { ProbeRequest } from "../probe/probe.js";
 import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
+import type { ScrapeMetrics } from "../publish/scrape-metrics.js";
 import type { Exposition } from "../publish/store.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
 import { sendBuffers, sendPlain } from "./exposition-body.js";
 import { type LandingPageInfo, landingPage } from "./landing-page.js";
+import { requestLimit } from "./request-limit.js";
 import type { WebConfig } from "./web-config.js";
 
 export interface AppDeps {
   log: Logger;
   telemetryPath: string;
+  /** Requests of the telemetry path served at once (--web.max-requests); absent or 0: no limit. */
+  maxRequests?: number;
+  /** Where the telemetry path's requests are counted; absent: not counted. */
+  scrapeMetrics?: ScrapeMetrics;
   /** Whether POST /-/reload is allowed (--web.enable-lifecycle). */
   enableLifecycle: boolean;
   /** The exporter's own metrics (process, Node.js, build info, reloads). */
@@ -56,7 +62,8 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(basicAuth(() => deps.webConfig().users));
 
-  app.get(deps.telemetryPath, async (req, res, next) => {
+  // After basic auth: a client that may not scrape cannot take a scrape's place.
+  app.get(deps.telemetryPath, requestLimit(deps.maxRequests ?? 0, deps.scrapeMetrics), async (req, res, next) => {
     try {
       // The exporter's own metrics (a few KB) come first; the sources' part is served as cached.
       const processText = await deps.processMetrics.metrics();

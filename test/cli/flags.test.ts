@@ -12,7 +12,13 @@ describe("parseFlags", () => {
       decoderMemoryLimitBytes: 320 * 2 ** 20,
       probeTimeoutOffsetMs: 500,
       probeMaxConcurrent: 8 * availableParallelism(),
+      webMaxRequests: 40,
     });
+  });
+
+  it("takes --web.max-requests as a whole number, 0 for no limit", () => {
+    expect(parseFlags(["--web.max-requests=3"]).webMaxRequests).toBe(3);
+    expect(parseFlags(["--web.max-requests", "0"]).webMaxRequests).toBe(0);
   });
 
   it("reads dotted flags in both --flag=value and --flag value forms", () => {
@@ -49,6 +55,10 @@ describe("parseFlags", () => {
     [["--probe.max-concurrent=2.5"], /--probe.max-concurrent: expected a whole number of at least 1/],
     [["--probe.max-concurrent=lots"], /--probe.max-concurrent: expected a whole number of at least 1/],
     [["--probe.max-concurrent="], /--probe.max-concurrent: expected a whole number of at least 1/],
+    [["--web.max-requests=-1"], /--web.max-requests: expected a whole number such as 40 \(0 for no limit\), got "-1"/],
+    [["--web.max-requests=2.5"], /--web.max-requests: expected a whole number such as 40/],
+    [["--web.max-requests=lots"], /--web.max-requests: expected a whole number such as 40/],
+    [["--web.max-requests="], /--web.max-requests: expected a whole number such as 40/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);

@@ -1,0 +1,239 @@
+import type { Server } from "node:http";
+import { type AddressInfo, connect, type Socket } from "node:net";
+import bcrypt from "bcryptjs";
+import { afterEach, describe, expect, it } from "vitest";
+import { packLines } from "../../src/exposition/pack.js";
+import type { AppDeps } from "../../src/http/app.js";
+import { ProcessMetrics } from "../../src/publish/process-metrics.js";
+import { createScrapeMetrics } from "../../src/publish/scrape-metrics.js";
+import type { Exposition } from "../../src/publish/store.js";
+import { waitFor } from "../harness/processes.js";
+import { appServing } from "../helpers/app.js";
+import { samplesOf } from "../helpers/exposition.js";
+import { promtoolCheckMetrics } from "../helpers/promtool.js";
+
+// --web.max-requests: /metrics requests served at once. A response its client has stopped reading keeps
+// its place (and the exposition it holds) until the client goes away; one request over the limit gets 503.
+
+let server: Server | undefined;
+const held: Socket[] = [];
+afterEach(async () => {
+  for (const socket of held.splice(0)) socket.destroy();
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+const SMALL_TEXT = "# HELP promstatus_x x\n# TYPE promstatus_x gauge\npromstatus_x 5\n";
+const SMALL: Exposition = { parts: [Buffer.from(SMALL_TEXT)], length: SMALL_TEXT.length, gzip: undefined };
+
+/** 32 MiB of lines, far more than loopback socket buffers hold, packed as the decoder packs a large family. */
+function largePacked(): Exposition {
+  let block = "";
+  for (let i = 0; block.length < 2 ** 20 - 200; i++) block += `promstatus_target_up{instance="host-${i}:9100"} 1\n`;
+  const lines = Buffer.concat(Array.from({ length: 32 }, () => Buffer.from(block)));
+  return { parts: [packLines(lines)], length: lines.length, gzip: undefined };
+}
+const LARGE = largePacked();
+
+async function serve(exposition: () => Exposition, overrides: Partial<AppDeps> = {}) {
+  // Runtime metrics collected once for the whole test: scrapes need not wait a turn of the event loop.
+  const processMetrics = new ProcessMetrics("test", 3_600_000);
+  const app = appServing(exposition, {
+    processMetrics,
+    scrapeMetrics: createScrapeMetrics(processMetrics.registry),
+    ...overrides,
+  });
+  server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { port, url: `http://127.0.0.1:${port}/metrics` };
+}
+
+/**
+ * A client that asks for /metrics, reads the first bytes of the answer and then stops reading (its
+ * socket stays open). Resolves with the socket and the status line once the server has begun to answer.
+ */
+function stalledScrape(
+  port: number,
+  headers: Record<string, string> = {},
+): Promise<{ socket: Socket; status: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    held.push(socket);
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines.join("")}\r\n`);
+    socket.once("data", (first: Buffer) => {
+      socket.pause();
+      resolve({ socket, status: first.toString("latin1").split("\r\n")[0] ?? "" });
+    });
+    socket.once("error", reject);
+  });
+}
+
+/** Stops a stalled client and waits until the server saw it go (its socket closed at the server too). */
+async function hangUp(socket: Socket): Promise<void> {
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.destroy();
+  await closed;
+}
+
+const fail = (): never => {
+  throw new Error("no stalled scrape");
+};
+
+const LIMIT_BODY = (n: number) => `Limit of concurrent requests reached (${n}), try again later.\n`;
+
+describe("/metrics with --web.max-requests", () => {
+  it("answers 503 over the limit, in promhttp's words, and lets the next in once a stalled client goes away", async () => {
+    const { port, url } = await serve(() => LARGE, { maxRequests: 2 });
+    const first = await stalledScrape(port);
+    const second = await stalledScrape(port);
+    expect([first.status, second.status]).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
+
+    const refused = await fetch(url);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(await refused.text()).toBe(LIMIT_BODY(2));
+
+    await hangUp(first.socket);
+    // The server learns of the hang-up from the socket closing, a moment after the client.
+    const next = await waitFor(
+      "a place to be free",
+      async () => {
+        const res = await fetch(url);
+        if (res.status === 200) return res;
+        await res.text();
+        return undefined;
+      },
+      5000,
+      20,
+    );
+    const body = Buffer.from(await next.arrayBuffer());
+    expect(body.length).toBe(Number(next.headers.get("content-length")));
+    expect(body.subarray(-LARGE.length).subarray(0, 40).toString()).toBe('promstatus_target_up{instance="host-0:91');
+  });
+
+  it("counts scrapes in flight (itself included) and by code, as promhttp names them, and promtool accepts them", async () => {
+    let exposition = LARGE;
+    const { port, url } = await serve(() => exposition, { maxRequests: 3 });
+    const scrape = async () => {
+      exposition = SMALL;
+      const res = await fetch(url);
+      return { status: res.status, text: await res.text() };
+    };
+    const stalled = [await stalledScrape(port), await stalledScrape(port)];
+
+    const first = await scrape();
+    expect(first.status).toBe(200);
+    expect(samplesOf(first.text, "promhttp_metric_handler_requests_in_flight")[0]?.value).toBe(3);
+    for (const code of ["200", "500", "503"]) {
+      expect(samplesOf(first.text, "promhttp_metric_handler_requests_total", { code })[0]?.value).toBe(0);
+    }
+    const check = promtoolCheckMetrics(first.text);
+    expect(check.output).toBe("");
+    expect(check.status).toBe(0);
+
+    exposition = LARGE;
+    stalled.push(await stalledScrape(port));
+    let refused = 0;
+    expect((await scrape()).status).toBe(503);
+    refused += 1;
+    await hangUp(stalled[0]?.socket ?? fail());
+    const after = await waitFor(
+      "a place to be free",
+      async () => {
+        const answer = await scrape();
+        if (answer.status === 200) return answer;
+        refused += 1;
+        return undefined;
+      },
+      5000,
+      20,
+    );
+    // Two stalled scrapes and this one; answered so far: the first scrape and the stalled one that went
+    // away (a 200 cut short), and the refusals.
+    expect(samplesOf(after.text, "promhttp_metric_handler_requests_in_flight")[0]?.value).toBe(3);
+    expect(samplesOf(after.text, "promhttp_metric_handler_requests_total", { code: "200" })[0]?.value).toBe(2);
+    expect(samplesOf(after.text, "promhttp_metric_handler_requests_total", { code: "503" })[0]?.value).toBe(refused);
+  });
+
+  it("holds no limit at 0", async () => {
+    let exposition = LARGE;
+    const { port, url } = await serve(() => exposition, { maxRequests: 0 });
+    for (let i = 0; i < 5; i++) await stalledScrape(port);
+    exposition = SMALL;
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(samplesOf(await res.text(), "promhttp_metric_handler_requests_in_flight")[0]?.value).toBe(6);
+  });
+
+  it("keeps the place of a gzip scrape its client does not read", async () => {
+    // The members are not read as gzip here: only their size matters (more than socket buffers hold).
+    const member = Buffer.alloc(32 * 2 ** 20);
+    const gzip = { members: [member], crc: 0 };
+    const { port, url } = await serve(() => ({ ...SMALL, gzip }), { maxRequests: 1 });
+    const stalled = await stalledScrape(port, { "Accept-Encoding": "gzip" });
+    expect(stalled.status).toBe("HTTP/1.1 200 OK");
+    const res = await fetch(url, { headers: { "accept-encoding": "gzip" } });
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe(LIMIT_BODY(1));
+  });
+
+  it("gives the place back once on every path: kept-alive connections, HEAD, errors before and after the headers", async () => {
+    let exposition: () => Exposition = () => SMALL;
+    const { url } = await serve(() => exposition(), { maxRequests: 1 });
+    for (let i = 0; i < 3; i++) expect((await fetch(url)).status).toBe(200); // one kept-alive connection
+    expect((await fetch(url, { method: "HEAD" })).status).toBe(200);
+
+    exposition = () => {
+      throw new Error("no exposition");
+    };
+    const failed = await fetch(url);
+    expect(failed.status).toBe(500);
+    await failed.text();
+
+    // A member that is not deflate data fails the plain body after its headers: the connection is cut.
+    const bad = packLines(Buffer.from("promstatus_x 1\n".repeat(200_000)), 2 ** 20);
+    bad.members[1] = Buffer.from("not deflate data");
+    exposition = () => ({ parts: [bad], length: bad.length, gzip: undefined });
+    const cut = await fetch(url);
+    expect(cut.status).toBe(200);
+    await expect(cut.arrayBuffer()).rejects.toThrow();
+
+    exposition = () => SMALL;
+    const res = await waitFor(
+      "the place to be free",
+      async () => {
+        const answer = await fetch(url);
+        const text = await answer.text();
+        return answer.status === 200 ? text : undefined;
+      },
+      5000,
+      20,
+    );
+    expect(samplesOf(res, "promhttp_metric_handler_requests_in_flight")[0]?.value).toBe(1);
+    expect(samplesOf(res, "promhttp_metric_handler_requests_total", { code: "500" })[0]?.value).toBe(1);
+    expect(samplesOf(res, "promhttp_metric_handler_requests_total", { code: "503" })[0]?.value).toBe(0);
+    // Three GETs, the HEAD and the body cut short.
+    expect(samplesOf(res, "promhttp_metric_handler_requests_total", { code: "200" })[0]?.value).toBe(5);
+  });
+
+  it("limits the telemetry path only, after basic auth", async () => {
+    const users = new Map([["prometheus", bcrypt.hashSync("right", 4)]]);
+    const { port, url } = await serve(() => LARGE, {
+      maxRequests: 1,
+      webConfig: () => ({ tls: undefined, users }),
+    });
+    const authorization = `Basic ${Buffer.from("prometheus:right").toString("base64")}`;
+    expect((await stalledScrape(port, { Authorization: authorization })).status).toBe("HTTP/1.1 200 OK");
+    expect((await fetch(url, { headers: { authorization } })).status).toBe(503);
+    // A client without the password is refused as such: the limit does not tell it how busy /metrics is.
+    expect((await fetch(url)).status).toBe(401);
+    const base = url.replace(/\/metrics$/, "");
+    expect((await fetch(`${base}/-/healthy`)).status).toBe(200);
+    expect((await fetch(`${base}/`, { headers: { authorization } })).status).toBe(200);
+  });
+});
