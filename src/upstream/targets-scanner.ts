@@ -85,6 +85,28 @@ const TARGET_FIELDS = [
   "scrapeTimeout",
 ] as const;
 const TARGET = new KeySet(TARGET_FIELDS);
+/** Label keys remembered by place from one target to the next. */
+const MAX_LABELS_AHEAD = 32;
+
+/**
+ * The keys of a target in the order Prometheus writes them (web/api/v1/api.go, the Target struct's
+ * fields, 2.42 to 3.x), each as `"name":` with its index in TARGET_FIELDS (-1: not read). A key found
+ * where it is expected is known from one comparison, without reading it as a string first and then
+ * looking it up; any other order or spelling is read the general way.
+ */
+const TARGET_ORDER = [
+  "discoveredLabels",
+  "labels",
+  "scrapePool",
+  "scrapeUrl",
+  "globalUrl",
+  "lastError",
+  "lastScrape",
+  "lastScrapeDuration",
+  "health",
+  "scrapeInterval",
+  "scrapeTimeout",
+].map((name) => ({ quoted: Buffer.from(`"${name}":`), k: TARGET.names.indexOf(name) }));
 const DROPPED = new KeySet(["scrapePool", "discoveredLabels"]);
 const JOB = new KeySet(["job"]);
 const SUCCESS = Buffer.from("success");
@@ -247,6 +269,8 @@ class Scanner {
   private readonly pool = remembered();
   private readonly interval = remembered();
   private readonly timeout = remembered();
+  /** The label keys of the last target read, by place (rememberLabelKey). */
+  private readonly labelsAhead: { quoted: Buffer; k: number }[] = [];
 
   constructor(private readonly labelKeys: KeySet) {}
 
@@ -281,9 +305,18 @@ class Scanner {
   private target(read: TargetRead): void {
     read.reset(this.b);
     let seen = 0;
+    let expected = 0;
     if (this.enterObject())
       do {
-        const k = this.key(TARGET);
+        const ahead = TARGET_ORDER[expected];
+        let k: number;
+        if (ahead !== undefined && this.quotedKeyIs(ahead.quoted)) {
+          k = ahead.k;
+          expected++;
+        } else {
+          k = this.key(TARGET);
+          expected = TARGET_ORDER.length; // out of Prometheus's order: no more guesses for this target
+        }
         if (k < 0) {
           this.skipValue();
           continue;
@@ -317,9 +350,19 @@ class Scanner {
    * span replaces an earlier one here).
    */
   private labels(read: TargetRead): void {
+    let i = 0;
     if (this.enterObject())
       do {
-        const k = this.key(this.labelKeys);
+        // A fleet's targets mostly have the same label names in the same order (Prometheus sorts them):
+        // each key is first compared with the one at its place in the target before.
+        const ahead = this.labelsAhead[i];
+        let k: number;
+        if (ahead !== undefined && this.quotedKeyIs(ahead.quoted)) k = ahead.k;
+        else {
+          k = this.key(this.labelKeys);
+          this.rememberLabelKey(i, k);
+        }
+        i++;
         if (this.peek() !== QUOTE) giveUp();
         this.skipString();
         if (k < 0) continue;
@@ -442,6 +485,28 @@ class Scanner {
     if (c === COMMA) return true;
     if (c !== CLOSE_ARRAY) giveUp();
     return false;
+  }
+
+  /**
+   * The label key just read, kept as the one expected at place i of the next target's labels (its
+   * index is a function of its bytes): only a key written right before its colon, at one of the first
+   * MAX_LABELS_AHEAD places.
+   */
+  private rememberLabelKey(i: number, k: number): void {
+    if (i >= MAX_LABELS_AHEAD || this.b[this.end + 1] !== COLON) return;
+    const quoted = Buffer.from(this.b.subarray(this.start - 1, this.end + 2));
+    this.labelsAhead[i] = { quoted, k };
+  }
+
+  /** Whether the next bytes are `quoted` (a key, its quotes and colon): then they are passed. */
+  private quotedKeyIs(quoted: Buffer): boolean {
+    this.skipWhitespace();
+    const b = this.b;
+    const p = this.p;
+    // The guard's zeros past the end differ from every byte of a key.
+    for (let i = 0; i < quoted.length; i++) if (b[p + i] !== quoted[i]) return false;
+    this.p = p + quoted.length;
+    return true;
   }
 
   /** Reads a key and its colon; the index of the key in `keys`, or -1. */

@@ -313,8 +313,36 @@ const fullTarget = fc
   .shuffledSubarray(TARGET_NAMES)
   .chain((names) => fc.tuple(...names.map(targetField)))
   .map((entries): Json => ({ kind: "object", entries }));
+/** The order Prometheus writes a target's fields in (web/api/v1/api.go, 2.42 to 3.x). */
+const PROMETHEUS_ORDER = [
+  "discoveredLabels",
+  "labels",
+  "scrapePool",
+  "scrapeUrl",
+  "globalUrl",
+  "lastError",
+  "lastScrape",
+  "lastScrapeDuration",
+  "health",
+  "scrapeInterval",
+  "scrapeTimeout",
+];
+/** A target in Prometheus's order, some fields left out, and now and then one key escaped or one field repeated. */
+const orderedTarget = fc
+  .subarray(PROMETHEUS_ORDER)
+  .chain((names) =>
+    fc.tuple(fc.tuple(...names.map(targetField)), fc.nat(names.length), fc.nat(names.length), fc.nat(3)),
+  )
+  .map(([entries, at, to, change]): Json => {
+    const fields = [...entries];
+    const field = fields[at];
+    if (field && change === 1) fields[at] = [{ text: keyText(field), escapeEvery: 2 }, field[1]];
+    if (field && change === 2) fields.splice(to, 0, field);
+    return { kind: "object", entries: fields };
+  });
 const target: fc.Arbitrary<Json> = fc.oneof(
-  { weight: 40, arbitrary: fullTarget },
+  { weight: 20, arbitrary: fullTarget },
+  { weight: 20, arbitrary: orderedTarget },
   { weight: 1, arbitrary: object(TARGET_NAMES, nested) },
   { weight: 1, arbitrary: nested },
 );
