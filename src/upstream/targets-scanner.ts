@@ -92,7 +92,7 @@ const MAX_LABELS_AHEAD = 32;
  * The keys of a target in the order Prometheus writes them (web/api/v1/api.go, the Target struct's
  * fields, 2.42 to 3.x), each as `"name":` with its index in TARGET_FIELDS (-1: not read). A key found
  * where it is expected is known from one comparison, without reading it as a string first and then
- * looking it up; any other order or spelling is read the general way.
+ * looking it up; any other key, spacing or spelling is read the general way.
  */
 const TARGET_ORDER = [
   "discoveredLabels",
@@ -308,15 +308,18 @@ class Scanner {
     let expected = 0;
     if (this.enterObject())
       do {
-        const ahead = TARGET_ORDER[expected];
-        let k: number;
-        if (ahead !== undefined && this.quotedKeyIs(ahead.quoted)) {
-          k = ahead.k;
-          expected++;
-        } else {
-          k = this.key(TARGET);
-          expected = TARGET_ORDER.length; // out of Prometheus's order: no more guesses for this target
+        // The key expected next, or one of the two after it (a field left out, as VictoriaMetrics leaves
+        // out globalUrl); a mismatch costs a byte or two of comparison.
+        let k = -2;
+        for (let j = expected; j < expected + 3 && j < TARGET_ORDER.length; j++) {
+          const ahead = TARGET_ORDER[j] as { quoted: Buffer; k: number };
+          if (this.quotedKeyIs(ahead.quoted)) {
+            k = ahead.k;
+            expected = j + 1;
+            break;
+          }
         }
+        if (k === -2) k = this.key(TARGET);
         if (k < 0) {
           this.skipValue();
           continue;
