@@ -107,6 +107,16 @@ describe("Helm chart, standalone (default values)", () => {
     expect(parseFlags(set).probeMaxConcurrent).toBe(12);
   });
 
+  it("passes --web.max-requests only when set, 0 included, as a value the exporter accepts", () => {
+    const args = (ms: Manifest[]) => one(ms, "Deployment").spec.template.spec.containers[0].args as string[];
+    expect(args(manifests).some((a) => a.startsWith("--web.max-requests"))).toBe(false);
+    for (const n of [0, 12]) {
+      const set = args(render({ webMaxRequests: n })).filter((a) => a.startsWith("--web.max-requests"));
+      expect(set).toEqual([`--web.max-requests=${n}`]);
+      expect(parseFlags(set).webMaxRequests).toBe(n);
+    }
+  });
+
   it("rolls the pods when the config changes", () => {
     const checksum = (ms: Manifest[]) => one(ms, "Deployment").spec.template.metadata.annotations["checksum/config"];
     const other = render({ config: { sources: [{ name: "x", kind: "prometheus", url: "http://x:9090" }] } });
