@@ -4,6 +4,7 @@ import type { TargetRead } from "../upstream/targets-scanner.js";
 import { mergeValue, SERIES_VALUES, type TargetSeries } from "./series-columns.js";
 import { hashBytes, orderSeries } from "./series-order.js";
 import { type TargetLabel, targetLabels, targetValues } from "./targets.js";
+import { lastScrapeSeconds, lastScrapeSecondsOfBytes } from "./time.js";
 
 // The per-target series of one source, kept from one poll to the next. A target is known by its
 // identity bytes: its pool's and read labels' raw bytes as the answer spells them, which a real
@@ -89,6 +90,15 @@ function sameSpan(kept: Buffer, p: number, end: number, b: Buffer, start: number
   return kept[p] === SEPARATOR ? p + 1 : -1;
 }
 
+/** A target's last scrape in seconds, from its bytes where they settle it (no string made). */
+function lastScrapeOf(read: TargetRead): number | undefined {
+  if (read.lastScrapeStart >= 0 && read.lastScrapeFlags === 0) {
+    const seconds = lastScrapeSecondsOfBytes(read.bytes, read.lastScrapeStart, read.lastScrapeEnd);
+    if (seconds !== null) return seconds;
+  }
+  return lastScrapeSeconds(read.lastScrape);
+}
+
 const same = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isNaN(b));
 
 /** The per-target series of one source's answers, poll after poll. */
@@ -152,7 +162,7 @@ export class TargetTable implements TargetSeries {
   /** Adds a target read this poll; true when it merged into a series another target made (a collision). */
   add(read: TargetRead): boolean {
     const s = this.seriesOfTarget(read);
-    const values = targetValues(this.values, read);
+    const values = targetValues(this.values, read, lastScrapeOf(read));
     if (this.seenIn[s] === this.poll) {
       this.merged = true;
       for (let v = 0; v < VALUES; v++) {

@@ -77,11 +77,13 @@ export const PER_TARGET_FAMILIES = [
 /** What a target's series holds, in SERIES_VALUES order, written into `values` (NaN where it has none). */
 export function targetValues(
   values: number[],
-  target: Pick<ActiveTarget, "health" | "lastScrape" | "lastScrapeDuration" | "scrapeInterval" | "scrapeTimeout">,
+  target: Pick<ActiveTarget, "health" | "lastScrapeDuration" | "scrapeInterval" | "scrapeTimeout">,
+  /** lastScrapeSeconds of the target's lastScrape (the streaming reader has it without a string). */
+  lastScrape: number | undefined,
 ): number[] {
   values[0] = target.health === "up" ? 1 : 0;
   values[1] = target.lastScrapeDuration ?? Number.NaN;
-  values[2] = lastScrapeSeconds(target.lastScrape) ?? Number.NaN;
+  values[2] = lastScrape ?? Number.NaN;
   values[3] = durationSeconds(target.scrapeInterval) ?? Number.NaN;
   values[4] = durationSeconds(target.scrapeTimeout) ?? Number.NaN;
   return values;
@@ -131,7 +133,7 @@ export class TargetSummariser {
     const pool = this.pools.add(target);
     if (!this.options.perTarget) return;
     const labels = targetLabels(target, this.options.extraLabels);
-    const values = targetValues(this.values, target);
+    const values = targetValues(this.values, target, lastScrapeSeconds(target.lastScrape));
     // Ordered by the pool's name as written, as its series' labels carry it.
     if (this.series.add(labelPairs(labels), wellFormed(target.scrapePool), labels, values)) pool.collisions++;
   }

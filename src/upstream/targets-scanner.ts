@@ -150,7 +150,11 @@ export class TargetRead {
   poolFlags = 0;
   health = "unknown";
   lastError = "";
-  lastScrape: string | undefined;
+  /** lastScrape's raw bytes [start, end) (start -1: none, or not a string) and how they become its text. */
+  lastScrapeStart = -1;
+  lastScrapeEnd = 0;
+  lastScrapeFlags = 0;
+  private lastScrapeText: string | undefined;
   lastScrapeDuration: number | undefined;
   scrapeInterval: string | undefined;
   scrapeTimeout: string | undefined;
@@ -173,7 +177,8 @@ export class TargetRead {
     this.poolFlags = 0;
     this.health = "unknown";
     this.lastError = "";
-    this.lastScrape = undefined;
+    this.lastScrapeStart = -1;
+    this.lastScrapeText = undefined;
     this.lastScrapeDuration = undefined;
     this.scrapeInterval = undefined;
     this.scrapeTimeout = undefined;
@@ -189,6 +194,21 @@ export class TargetRead {
     for (let k = 0; k < this.labelNames.length; k++)
       if ((this.labelStart[k] as number) >= 0 && this.labelFlags[k] !== 0) return false;
     return true;
+  }
+
+  /**
+   * The last scrape's text, made when first asked for: most targets' is only read as a time, from its
+   * bytes (convert/target-table.ts), and a string of it for each cost a tenth of a poll's scan.
+   */
+  get lastScrape(): string | undefined {
+    if (this.lastScrapeText === undefined && this.lastScrapeStart >= 0)
+      this.lastScrapeText = decodeSpan(
+        this.bytes as Bytes,
+        this.lastScrapeStart,
+        this.lastScrapeEnd,
+        this.lastScrapeFlags,
+      );
+    return this.lastScrapeText;
   }
 
   /** Label k's text as JSON.parse gives it; "" when the target has none. */
@@ -341,8 +361,12 @@ class Scanner {
           read.poolFlags = (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
         } else if (k === 2) read.health = this.health();
         else if (k === 3) read.lastError = this.string();
-        else if (k === 4) read.lastScrape = this.string();
-        else if (k === 6) read.scrapeInterval = this.string(this.interval);
+        else if (k === 4) {
+          this.skipString();
+          read.lastScrapeStart = this.start;
+          read.lastScrapeEnd = this.end;
+          read.lastScrapeFlags = (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
+        } else if (k === 6) read.scrapeInterval = this.string(this.interval);
         else read.scrapeTimeout = this.string(this.timeout);
       } while (this.nextMember());
   }
