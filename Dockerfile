@@ -21,6 +21,10 @@ ENV NODE_ENV=production
 # for reuse, and raises its mmap threshold to the largest one freed: a daemon between polls kept ~65 MB
 # more. A fixed threshold gives every buffer of 128 KiB or more back to the system when it is freed.
 ENV MALLOC_MMAP_THRESHOLD_=131072
+# One malloc arena for all threads: each thread's own arena (the decoder threads', the thread pool's) kept
+# the freed small buffers of a poll apart; one arena reuses them. ~20 MB less between polls and at the
+# peak at 100k targets, at the same CPU per poll.
+ENV MALLOC_ARENA_MAX=1
 WORKDIR /app
 # Production dependencies only, exactly as locked; no install scripts run.
 COPY package.json package-lock.json ./

@@ -66,6 +66,8 @@ describe("the image's runtime stage", () => {
     expect(steps.find((s) => s.op === "USER")?.args).toBe("node");
     // Large buffers go back to the system when freed, not into glibc's arenas (docs/benchmark.md).
     expect(steps.some((s) => s.op === "ENV" && s.args === "MALLOC_MMAP_THRESHOLD_=131072")).toBe(true);
+    // One arena for every thread, so a poll's small buffers freed by one thread are reused by the others.
+    expect(steps.some((s) => s.op === "ENV" && s.args === "MALLOC_ARENA_MAX=1")).toBe(true);
     expect(steps.find((s) => s.op === "EXPOSE")?.args).toBe("9816");
     expect(steps.some((s) => s.op === "LABEL" && s.args.includes("org.opencontainers.image.title"))).toBe(true);
   });
