@@ -85,8 +85,9 @@ const TARGET_FIELDS = [
   "scrapeTimeout",
 ] as const;
 const TARGET = new KeySet(TARGET_FIELDS);
-/** Label keys remembered by place from one target to the next. */
+/** Label keys remembered by place from one target to the next, and the longest remembered (bytes). */
 const MAX_LABELS_AHEAD = 32;
+const MAX_KEY_AHEAD_BYTES = 128;
 
 /**
  * The keys of a target in the order Prometheus writes them (web/api/v1/api.go, the Target struct's
@@ -517,10 +518,11 @@ class Scanner {
   /**
    * The label key just read, kept as the one expected at place i of the next target's labels (its
    * index is a function of its bytes): only a key written right before its colon, at one of the first
-   * MAX_LABELS_AHEAD places.
+   * MAX_LABELS_AHEAD places, and no longer than a label name is in practice (what is kept is copied,
+   * and a hostile answer's keys may each be megabytes).
    */
   private rememberLabelKey(i: number, k: number): void {
-    if (i >= MAX_LABELS_AHEAD || this.b[this.end + 1] !== COLON) return;
+    if (i >= MAX_LABELS_AHEAD || this.end - this.start > MAX_KEY_AHEAD_BYTES || this.b[this.end + 1] !== COLON) return;
     const quoted = Buffer.from(this.b.subarray(this.start - 1, this.end + 2));
     this.labelsAhead[i] = { quoted, k };
   }
