@@ -30,8 +30,8 @@ const LIMIT_PER_JSON_BYTE = 4;
 /** A decoder thread's own heap (its modules and schemas: 10-12 MiB measured), not for a parse. */
 const DECODER_HEAP = 16 * 2 ** 20;
 
-// A streamed target's series is kept for the next poll (convert/target-table.ts): ~290 bytes with room
-// to grow, outside the heap but counted against the same limit, and some heap while its lines are
+// A streamed target's series is kept for the next poll (convert/target-table.ts): 230-290 bytes with
+// room to grow, outside the heap but counted against the same limit, and some heap while its lines are
 // written. A 320 MiB decoder thus keeps ~840k targets; an answer with more is refused, not left to
 // grow the thread's memory without end.
 const MEMORY_PER_TARGET = 400;

@@ -81,7 +81,7 @@ const packPieces = (source: string) => (pieces: Iterable<Uint8Array>, family: st
   packed.packPieces(`${source}\n${family}`, pieces, newName);
 
 /**
- * What decoders keep of a source between its answers (a targets answer's series, ~250 bytes a target),
+ * What decoders keep of a source between its answers (a targets answer's series, 230-290 bytes a target),
  * bounded: the oldest source's goes first, and one larger than the whole budget is not kept.
  */
 export const DECODER_MEMORY_BYTES = 192 * 2 ** 20;

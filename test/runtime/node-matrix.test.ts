@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { dockerfileNodeFlags, dockerfileNodeMajor, runtimeMajors } from "../../scripts/test-matrix.mjs";
+import { dockerfileEnv, dockerfileNodeFlags, dockerfileNodeMajor, runtimeMajors } from "../../scripts/test-matrix.mjs";
 
 // The suite must run on the Node.js the image ships, not only on the one of the machine that runs it.
 const root = new URL("../../", import.meta.url);
@@ -20,13 +20,16 @@ describe("the Node.js test matrix", () => {
     expect(runtimeMajors()).toContain(Number(arg));
   });
 
-  it("runs node as the image does: the benchmarks and npm start give the ENTRYPOINT's options", () => {
+  it("runs node as the image does: the benchmarks and npm start give the ENTRYPOINT's options and the image's environment", () => {
     // Read here on its own: ENTRYPOINT ["node", <options>, "dist/main.js"].
     const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? "[]") as string[];
     const options = entrypoint.slice(1, entrypoint.indexOf("dist/main.js"));
     expect(options).toContain("--max-semi-space-size=4");
     expect(dockerfileNodeFlags()).toEqual(options);
-    expect(pkg.scripts.start).toBe(["node", ...options, "dist/main.js"].join(" "));
+    // glibc reads its MALLOC_ variables when the process starts: they go before node, as the image sets them.
+    const env = Object.entries(dockerfileEnv()).map(([name, value]) => `${name}=${value}`);
+    expect(env).toContain("MALLOC_ARENA_MAX=1");
+    expect(pkg.scripts.start).toBe([...env, "node", ...options, "dist/main.js"].join(" "));
   });
 
   it("tests the oldest Node.js package.json supports", () => {
