@@ -10,8 +10,11 @@ import { formatValue } from "./label-pairs.js";
 // ECMAScript's Number::toString writes the shortest, in fixed notation from 1e-6 up to 1e21. Any other
 // value is written as formatValue writes it.
 
-/** The most a value's text takes ("-1.2345678901234567e-308"). */
-export const MAX_VALUE_BYTES = 24;
+/**
+ * The most a value's text takes: 17 significant digits in fixed notation just above 1e-6
+ * ("-0.0000012345678901234567", 25 bytes); exponents take at most 24 ("-1.2345678901234567e-308").
+ */
+export const MAX_VALUE_BYTES = 25;
 
 const MAX_DIGITS_VALUE = 1e15; // m below this has at most 15 digits
 const MAX_SCALE = 9;

@@ -6,7 +6,8 @@ import { MAX_VALUE_BYTES, writeValue } from "../../src/exposition/value-bytes.js
 const written = (value: number): string => {
   const out = Buffer.alloc(MAX_VALUE_BYTES + 8, 0x21);
   const end = writeValue(out, 4, value);
-  // Nothing written before the offset or past what it says it wrote.
+  // Nothing written before the offset or past what it says it wrote, and no more than the room it asks for.
+  expect(end - 4).toBeLessThanOrEqual(MAX_VALUE_BYTES);
   expect(out.subarray(0, 4).toString("latin1")).toBe("!!!!");
   expect(out.subarray(end).every((b) => b === 0x21)).toBe(true);
   return out.subarray(4, end).toString("latin1");
