@@ -1,5 +1,29 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import type { ScrapeMetrics } from "../publish/scrape-metrics.js";
+
+/**
+ * Calls `done` once, when the response closes (written to the end, or its client gone) or its
+ * connection closes, whichever comes first. Both, because on Node 20 a response queued behind another
+ * on a keep-alive connection (pipelined requests) emits no 'close' when the client hangs up. The
+ * connection's listener is removed again: a keep-alive connection carries many requests.
+ */
+function onceEnded(req: IncomingMessage, res: ServerResponse, done: () => void): void {
+  const socket = req.socket;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    socket.off("close", end);
+    res.off("close", end);
+    done();
+  };
+  res.once("close", end);
+  socket.once("close", end);
+}
+
+/** Whether the client is gone already (it may hang up while basic auth checks its password). */
+const gone = (req: IncomingMessage, res: ServerResponse) => res.closed || res.destroyed || req.socket.destroyed;
 
 /**
  * Lets at most `max` requests through at once (0: no limit); one more is answered 503 at once, in
@@ -10,10 +34,11 @@ import type { ScrapeMetrics } from "../publish/scrape-metrics.js";
  */
 export function requestLimit(max: number, observer?: ScrapeMetrics): RequestHandler {
   let inFlight = 0;
-  return (_req, res, next) => {
-    // A response emits "close" once, after "finish" or when its connection went away: every path ends there.
+  return (req, res, next) => {
+    // Nobody to answer: no place taken, nothing counted.
+    if (gone(req, res)) return;
     if (max > 0 && inFlight >= max) {
-      res.once("close", () => observer?.answered(res.statusCode));
+      onceEnded(req, res, () => observer?.answered(res.statusCode));
       res
         .status(503)
         .set("Retry-After", "1")
@@ -23,7 +48,7 @@ export function requestLimit(max: number, observer?: ScrapeMetrics): RequestHand
     }
     inFlight += 1;
     observer?.inFlight(inFlight);
-    res.once("close", () => {
+    onceEnded(req, res, () => {
       inFlight -= 1;
       observer?.inFlight(inFlight);
       observer?.answered(res.statusCode);

@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import { Agent, get, type Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import bcrypt from "bcryptjs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -219,6 +219,27 @@ describe("/metrics with --web.max-requests", () => {
     expect(samplesOf(res, "promhttp_metric_handler_requests_total", { code: "503" })[0]?.value).toBe(0);
     // Three GETs, the HEAD and the body cut short.
     expect(samplesOf(res, "promhttp_metric_handler_requests_total", { code: "200" })[0]?.value).toBe(5);
+  });
+
+  it("leaves no listener behind on a kept-alive connection, however many scrapes it carries", async () => {
+    const { port } = await serve(() => SMALL, { maxRequests: 1 });
+    const sockets: Socket[] = [];
+    server?.on("connection", (socket: Socket) => sockets.push(socket));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const scrape = () =>
+      new Promise<number>((resolve, reject) => {
+        get({ host: "127.0.0.1", port, path: "/metrics", agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        }).on("error", reject);
+      });
+    expect(await scrape()).toBe(200);
+    const listeners = sockets[0]?.listenerCount("close") ?? -1;
+    for (let i = 0; i < 30; i++) expect(await scrape()).toBe(200);
+    agent.destroy();
+    // One connection for all of them, with as many 'close' listeners as after the first.
+    expect(sockets.length).toBe(1);
+    expect(sockets[0]?.listenerCount("close")).toBe(listeners);
   });
 
   it("limits the telemetry path only, after basic auth", async () => {

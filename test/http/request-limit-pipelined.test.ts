@@ -7,11 +7,11 @@ import type { Exposition } from "../../src/publish/store.js";
 import { waitFor } from "../harness/processes.js";
 import { appServing } from "../helpers/app.js";
 
-// Review: --web.max-requests places taken by pipelined /metrics requests whose responses wait in the
-// connection's queue (behind a slow /probe) are never given back when the client hangs up. On Node 20
-// a ServerResponse that was never assigned its socket emits no 'close' when that socket closes
-// (_http_server.js keeps it in state.outgoing), so request-limit.ts's release never runs. One
-// unauthenticated connection thus turns /metrics into 503 for good. Node 24 emits 'close' for them.
+// --web.max-requests places taken by pipelined /metrics requests whose responses wait in the
+// connection's queue (behind a slow /probe) are given back when the client hangs up. On Node 20 a
+// ServerResponse that was never assigned its socket emits no 'close' when that socket closes
+// (_http_server.js keeps it in state.outgoing), so request-limit.ts also listens on the connection:
+// otherwise one unauthenticated connection would turn /metrics into 503 for good.
 
 let server: Server | undefined;
 let releaseProbe: () => void = () => {};

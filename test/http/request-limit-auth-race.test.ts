@@ -8,10 +8,10 @@ import type { Exposition } from "../../src/publish/store.js";
 import { waitFor } from "../harness/processes.js";
 import { appServing } from "../helpers/app.js";
 
-// Review: basic auth checks a password in a worker (asynchronously) before request-limit.ts takes a
-// place. A client that hangs up while its password is checked has its response closed ('close'
-// emitted) before the limiter listens for it: the place is taken after the close and never given back.
-// With --web.max-requests=1, one such scrape leaves /metrics 503 for every client until a restart.
+// Basic auth checks a password in a worker (asynchronously) before request-limit.ts takes a place.
+// A client that hangs up while its password is checked has its response closed ('close' emitted)
+// before the limiter could listen for it: the limiter takes no place for a client already gone, or
+// with --web.max-requests=1 one such scrape would leave /metrics 503 for every client until a restart.
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { formatValue } from "../../src/exposition/label-pairs.js";
 import { MAX_VALUE_BYTES } from "../../src/exposition/value-bytes.js";
 import { type DecodeOptions, decodeAnswer } from "../../src/poll/decode.js";
 
-// Review: a double's text can take 25 bytes, not 24: a negative value in fixed notation just above 1e-6
+// A double's text can take 25 bytes: a negative value in fixed notation just above 1e-6
 // in magnitude with 17 significant digits ("-0.0000012345678901234567"). FamilyWriter
 // (exposition/target-lines.ts) leaves MAX_VALUE_BYTES of room before each value; a 25-byte value that
 // starts exactly MAX_VALUE_BYTES before the end of its buffer loses its last byte, and the line gets
