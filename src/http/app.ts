@@ -1,7 +1,6 @@
-import { crc32 } from "node:zlib";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import { crc32Combine, deflateSegmentSync, FINAL_BLOCK, GZIP_HEADER, gzipTrailer } from "../exposition/gzip-stream.js";
+import { crc32Combine, FINAL_BLOCK, GZIP_HEADER, gzipTrailer } from "../exposition/gzip-stream.js";
 import type { ProbeRequest } from "../probe/probe.js";
 import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
@@ -10,6 +9,7 @@ import type { Exposition } from "../publish/store.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
 import { sendBuffers, sendPlain } from "./exposition-body.js";
+import { headPart, lastHeadPart } from "./head-part.js";
 import { type LandingPageInfo, landingPage } from "./landing-page.js";
 import { requestLimit } from "./request-limit.js";
 import type { WebConfig } from "./web-config.js";
@@ -61,25 +61,31 @@ export function createApp(deps: AppDeps): Express {
     else res.status(503).type("text/plain").send("Not ready: waiting for the first poll of every source.\n");
   });
   app.use(basicAuth(() => deps.webConfig().users));
+  const runtimePart = lastHeadPart();
 
   // After basic auth: a client that may not scrape cannot take a scrape's place.
   app.get(deps.telemetryPath, requestLimit(deps.maxRequests ?? 0, deps.scrapeMetrics), async (req, res, next) => {
     try {
       // The exporter's own metrics (a few KB) come first; the sources' part is served as cached.
-      const processText = await deps.processMetrics.metrics();
+      const [runtimeText, ownText] = await deps.processMetrics.metrics();
+      const runtime = runtimePart(runtimeText);
+      const own = headPart(ownText);
+      const headLength = runtime.bytes.length + own.bytes.length;
       const sources = deps.sourcesExposition();
-      const head = Buffer.from(processText);
       res.vary("Accept-Encoding").status(200).type(deps.processMetrics.contentType);
       if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
-        // One gzip member: the small live part is compressed per scrape, the sources' members are
-        // written as kept, and the trailer's CRC is combined from the two (exposition/gzip-stream.ts).
-        const crc = crc32Combine(crc32(head), sources.gzip.crc, sources.length);
+        // One gzip member: the runtime's part compressed once a second, the exporter's own per scrape,
+        // the sources' members as kept; the trailer's CRC is combined from the parts'
+        // (exposition/gzip-stream.ts).
+        const headCrc = crc32Combine(runtime.crc, own.crc, own.bytes.length);
+        const crc = crc32Combine(headCrc, sources.gzip.crc, sources.length);
         const body = [
           GZIP_HEADER,
-          deflateSegmentSync(head),
+          runtime.deflated(),
+          own.deflated(),
           ...sources.gzip.members,
           FINAL_BLOCK,
-          gzipTrailer(crc, head.length + sources.length),
+          gzipTrailer(crc, headLength + sources.length),
         ];
         const length = body.reduce((n, piece) => n + piece.length, 0);
         res.set("Content-Encoding", "gzip").set("Content-Length", String(length));
@@ -87,9 +93,9 @@ export function createApp(deps: AppDeps): Express {
         return;
       }
       // Plain: large families are inflated as the response streams (never whole), to a known length.
-      res.set("Content-Length", String(head.length + sources.length));
+      res.set("Content-Length", String(headLength + sources.length));
       if (req.method === "HEAD") res.end();
-      else await sendPlain(res, head, sources.parts);
+      else await sendPlain(res, [runtime.bytes, own.bytes], sources.parts);
     } catch (err) {
       next(err);
     }

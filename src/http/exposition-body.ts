@@ -15,18 +15,22 @@ export function sendBuffers(res: ServerResponse, buffers: readonly Uint8Array[])
 }
 
 /**
- * Writes the head, then the parts as plain text. Packed families are inflated member by member, a few
+ * Writes the head's pieces, then the parts as plain text. Packed families are inflated member by member, a few
  * ahead of the one being written and no further until the response takes it (backpressure,
  * exposition/unpack.ts), so a scrape holds a few members of plain text, never a whole family, however
  * slowly its client reads. Resolves once written, or once the client went away.
  */
-export async function sendPlain(res: ServerResponse, head: Uint8Array, parts: readonly FamilyLines[]): Promise<void> {
+export async function sendPlain(
+  res: ServerResponse,
+  head: readonly Uint8Array[],
+  parts: readonly FamilyLines[],
+): Promise<void> {
   const plain = parts.filter((part): part is Uint8Array => !isPacked(part));
   if (plain.length === parts.length) {
-    sendBuffers(res, [head, ...plain]);
+    sendBuffers(res, [...head, ...plain]);
     return;
   }
-  res.write(head);
+  for (const piece of head) res.write(piece);
   try {
     // One chunk buffered here; plainChunks inflates the next ones in the thread pool meanwhile.
     await pipeline(Readable.from(plainChunks(parts), { highWaterMark: 1 }), res);

@@ -16,7 +16,11 @@ const RUNTIME_MAX_AGE_MS = 1000;
 /** What /metrics needs of the exporter's own metrics. */
 export interface OwnMetrics {
   readonly contentType: string;
-  metrics(): Promise<string>;
+  /**
+   * The text in two parts: the runtime's, the same string until it is collected again (at most once a
+   * second, so /metrics can keep what it made of it), then the exporter's, new at every scrape.
+   */
+  metrics(): Promise<[runtime: string, own: string]>;
 }
 
 /**
@@ -48,12 +52,11 @@ export class ProcessMetrics implements OwnMetrics {
     return this.registry.contentType;
   }
 
-  async metrics(): Promise<string> {
+  async metrics(): Promise<[runtime: string, own: string]> {
     const now = performance.now();
     if (this.collected === undefined || now - this.collected.at >= this.runtimeMaxAgeMs) {
       this.collected = { at: now, text: this.runtime.metrics() };
     }
-    const [runtime, own] = await Promise.all([this.collected.text, this.registry.metrics()]);
-    return runtime + own;
+    return Promise.all([this.collected.text, this.registry.metrics()]);
   }
 }

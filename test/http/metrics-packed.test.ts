@@ -129,6 +129,9 @@ describe("/metrics over packed families", () => {
     const trailer = zipped.body.subarray(-8);
     expect(trailer.readUInt32LE(0)).toBe(crc32(plain.body));
     expect(trailer.readUInt32LE(4)).toBe(plain.body.length);
+    // Again within the runtime metrics' max age: their part is compressed once and given again.
+    const again = await rawGet(url, { "accept-encoding": "gzip" });
+    expect(gunzipSync(again.body).equals(plain.body)).toBe(true);
 
     const text = plain.body.toString("utf8");
     expect(samplesOf(text, "promstatus_target_up", { source: "a" })).toHaveLength(3000);

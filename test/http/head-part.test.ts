@@ -1,0 +1,24 @@
+import { constants, crc32, inflateRawSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { headPart, lastHeadPart } from "../../src/http/head-part.js";
+
+describe("head parts of a scrape", () => {
+  it("are the text's bytes, their CRC-32 and a deflate segment that inflates back to them", () => {
+    const part = headPart("# HELP x é\nx 1\n");
+    expect(part.bytes.toString()).toBe("# HELP x é\nx 1\n");
+    expect(part.crc).toBe(crc32(part.bytes));
+    const segment = part.deflated();
+    expect(part.deflated()).toBe(segment); // compressed once
+    expect(inflateRawSync(segment, { finishFlush: constants.Z_SYNC_FLUSH }).toString()).toBe("# HELP x é\nx 1\n");
+  });
+
+  it("are made again only when the text changes", () => {
+    const part = lastHeadPart();
+    const a = part("runtime 1\n");
+    expect(part(`runtime ${1}\n`)).toBe(a); // the same text, even as another string
+    const b = part("runtime 2\n");
+    expect(b).not.toBe(a);
+    expect(b.bytes.toString()).toBe("runtime 2\n");
+    expect(part("runtime 1\n")).not.toBe(a); // only the last is kept
+  });
+});
