@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { formatValue } from "../../src/exposition/label-pairs.js";
 import { MAX_VALUE_BYTES } from "../../src/exposition/value-bytes.js";
-import { type DecodeOptions, decodeAnswer } from "../../src/poll/decode.js";
+import { decodeAnswer } from "../../src/poll/decode.js";
+import { decodeOptions } from "../helpers/decode-options.js";
 
 // A double's text can take 25 bytes: a negative value in fixed notation just above 1e-6
 // in magnitude with 17 significant digits ("-0.0000012345678901234567"). FamilyWriter
@@ -9,14 +10,7 @@ import { type DecodeOptions, decodeAnswer } from "../../src/poll/decode.js";
 // starts exactly MAX_VALUE_BYTES before the end of its buffer loses its last byte, and the line gets
 // the buffer's next (here 0) byte instead. Any scrape duration an upstream sends is served as it is.
 
-const OPTIONS: DecodeOptions = {
-  replicaFacts: false,
-  perTarget: true,
-  limit: undefined,
-  targetLabels: [],
-  labelPrefix: 'source="s"',
-  maxBytes: 2 ** 28,
-};
+const OPTIONS = decodeOptions({ labelPrefix: 'source="s"', maxBytes: 2 ** 28 });
 
 describe("per-target values of 25 bytes", () => {
   it("MAX_VALUE_BYTES bounds every double's text", () => {

@@ -17,7 +17,10 @@ import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
 let server: Server | undefined;
 const held: Socket[] = [];
+/** Ends a probe a test left hanging. */
+let releaseProbe: () => void = () => {};
 afterEach(async () => {
+  releaseProbe();
   for (const socket of held.splice(0)) socket.destroy();
   server?.closeAllConnections();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
@@ -48,7 +51,21 @@ async function serve(exposition: () => Exposition, overrides: Partial<AppDeps> =
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
-  return { port, url: `http://127.0.0.1:${port}/metrics` };
+  return { port, url: `http://127.0.0.1:${port}/metrics`, processMetrics };
+}
+
+/** The text of the first scrape answered 200 within `ms`, once a place is free again. */
+function servedWhenFree(url: string, init: RequestInit = {}, ms = 5000): Promise<string> {
+  return waitFor(
+    "a place to be free",
+    async () => {
+      const answer = await fetch(url, init);
+      const text = await answer.text();
+      return answer.status === 200 ? text : undefined;
+    },
+    ms,
+    20,
+  );
 }
 
 /**
@@ -204,16 +221,7 @@ describe("/metrics with --web.max-requests", () => {
     await expect(cut.arrayBuffer()).rejects.toThrow();
 
     exposition = () => SMALL;
-    const res = await waitFor(
-      "the place to be free",
-      async () => {
-        const answer = await fetch(url);
-        const text = await answer.text();
-        return answer.status === 200 ? text : undefined;
-      },
-      5000,
-      20,
-    );
+    const res = await servedWhenFree(url);
     expect(samplesOf(res, "promhttp_metric_handler_requests_in_flight")[0]?.value).toBe(1);
     expect(samplesOf(res, "promhttp_metric_handler_requests_total", { code: "500" })[0]?.value).toBe(1);
     expect(samplesOf(res, "promhttp_metric_handler_requests_total", { code: "503" })[0]?.value).toBe(0);
@@ -256,5 +264,66 @@ describe("/metrics with --web.max-requests", () => {
     const base = url.replace(/\/metrics$/, "");
     expect((await fetch(`${base}/-/healthy`)).status).toBe(200);
     expect((await fetch(`${base}/`, { headers: { authorization } })).status).toBe(200);
+  });
+  // On Node 20 a ServerResponse queued behind another on its connection (pipelined requests) emits no
+  // 'close' when that connection closes (_http_server.js keeps it in state.outgoing): the limiter also
+  // listens on the connection, or one unauthenticated connection would turn /metrics into 503 for good.
+  it("gives back the places of pipelined scrapes queued behind a slow response when the client hangs up", async () => {
+    let probes = 0;
+    const { port, url, processMetrics } = await serve(() => SMALL, {
+      maxRequests: 2,
+      // A probe of an upstream that does not answer (within its timeout): holds no /metrics place.
+      probe: () => {
+        probes++;
+        return new Promise((resolve) => {
+          releaseProbe = () => resolve({ status: 400, type: "text", body: "released\n" });
+        });
+      },
+    });
+    const inFlight = async () =>
+      (await processMetrics.registry.getSingleMetric("promhttp_metric_handler_requests_in_flight")?.get())?.values[0]
+        ?.value;
+
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    socket.pause();
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      "GET /probe?module=prometheus&target=http://127.0.0.1:1 HTTP/1.1\r\nHost: x\r\n\r\n" +
+        "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".repeat(2),
+    );
+    // Both /metrics requests have their places (their responses wait behind the probe's).
+    await waitFor(
+      "the pipelined scrapes to hold both places",
+      async () => ((await inFlight()) === 2 ? true : undefined),
+      5000,
+      10,
+    );
+    expect(probes).toBe(1);
+
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.destroy();
+    await closed;
+    // The client is gone: its places come back, and the next scrape is served.
+    await servedWhenFree(url, {}, 3000);
+  });
+
+  // Basic auth checks a password in a worker (asynchronously) before the limiter takes a place: a client
+  // that hangs up meanwhile has its response closed before the limiter could listen for it.
+  it("takes no place for a client that hung up while its password was checked", async () => {
+    // A password cost as a real web config has it: the check takes tens of milliseconds.
+    const users = new Map([["prometheus", bcrypt.hashSync("right", 12)]]);
+    const { port, url } = await serve(() => SMALL, { maxRequests: 1, webConfig: () => ({ tls: undefined, users }) });
+    const authorization = `Basic ${Buffer.from("prometheus:right").toString("base64")}`;
+
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 20)); // the request is read; its password is being checked
+    socket.destroy();
+
+    // With a place lost, every scrape would get 503 until a restart.
+    await servedWhenFree(url, { headers: { authorization } }, 3000);
   });
 });
