@@ -79,3 +79,24 @@ function xToNTimes2ToK(n: number, k: number): number {
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
   return (multiplyModP(xToNTimes2ToK(lengthB, 3), crcA >>> 0) ^ (crcB >>> 0)) >>> 0;
 }
+
+/** Text as deflate segments (each ending in a sync flush), with the plain text's CRC-32 and length. */
+export interface DeflatedText {
+  readonly segments: readonly Uint8Array[];
+  readonly crc: number;
+  readonly length: number;
+}
+
+/** Texts in order as one gzip member: the header, their segments, an empty last block, the trailer. */
+export function gzipMember(texts: readonly DeflatedText[]): Uint8Array[] {
+  let crc = 0; // the CRC-32 of no bytes
+  let length = 0;
+  const body: Uint8Array[] = [GZIP_HEADER];
+  for (const text of texts) {
+    crc = crc32Combine(crc, text.crc, text.length);
+    length += text.length;
+    body.push(...text.segments);
+  }
+  body.push(FINAL_BLOCK, gzipTrailer(crc, length));
+  return body;
+}

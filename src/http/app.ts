@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import { crc32Combine, FINAL_BLOCK, GZIP_HEADER, gzipTrailer } from "../exposition/gzip-stream.js";
+import { gzipMember } from "../exposition/gzip-stream.js";
 import type { ProbeRequest } from "../probe/probe.js";
 import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
@@ -70,30 +70,23 @@ export function createApp(deps: AppDeps): Express {
       const [runtimeText, ownText] = await deps.processMetrics.metrics();
       const runtime = runtimePart(runtimeText);
       const own = headPart(ownText);
-      const headLength = runtime.bytes.length + own.bytes.length;
       const sources = deps.sourcesExposition();
       res.vary("Accept-Encoding").status(200).type(deps.processMetrics.contentType);
       if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
         // One gzip member: the runtime's part compressed once a second, the exporter's own per scrape,
-        // the sources' members as kept; the trailer's CRC is combined from the parts'
-        // (exposition/gzip-stream.ts).
-        const headCrc = crc32Combine(runtime.crc, own.crc, own.bytes.length);
-        const crc = crc32Combine(headCrc, sources.gzip.crc, sources.length);
-        const body = [
-          GZIP_HEADER,
+        // the sources' members as kept (exposition/gzip-stream.ts).
+        const body = gzipMember([
           runtime.deflated(),
           own.deflated(),
-          ...sources.gzip.members,
-          FINAL_BLOCK,
-          gzipTrailer(crc, headLength + sources.length),
-        ];
+          { segments: sources.gzip.members, crc: sources.gzip.crc, length: sources.length },
+        ]);
         const length = body.reduce((n, piece) => n + piece.length, 0);
         res.set("Content-Encoding", "gzip").set("Content-Length", String(length));
         sendBuffers(res, req.method === "HEAD" ? [] : body);
         return;
       }
       // Plain: large families are inflated as the response streams (never whole), to a known length.
-      res.set("Content-Length", String(headLength + sources.length));
+      res.set("Content-Length", String(runtime.bytes.length + own.bytes.length + sources.length));
       if (req.method === "HEAD") res.end();
       else await sendPlain(res, [runtime.bytes, own.bytes], sources.parts);
     } catch (err) {

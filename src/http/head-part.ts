@@ -1,24 +1,25 @@
 import { crc32 } from "node:zlib";
-import { deflateSegmentSync } from "../exposition/gzip-stream.js";
+import { type DeflatedText, deflateSegmentSync } from "../exposition/gzip-stream.js";
 
-/** A part of a scrape's head as served: its bytes, their CRC-32, and their deflate segment once asked for. */
+/** A part of a scrape's head as served: its bytes, their CRC-32, and as deflate data once asked for. */
 export interface HeadPart {
   readonly text: string;
   readonly bytes: Buffer;
   readonly crc: number;
-  deflated(): Buffer;
+  deflated(): DeflatedText;
 }
 
 export function headPart(text: string): HeadPart {
   const bytes = Buffer.from(text);
-  let segment: Buffer | undefined;
+  const crc = crc32(bytes);
+  let deflated: DeflatedText | undefined;
   return {
     text,
     bytes,
-    crc: crc32(bytes),
+    crc,
     deflated() {
-      segment ??= deflateSegmentSync(bytes);
-      return segment;
+      deflated ??= { segments: [deflateSegmentSync(bytes)], crc, length: bytes.length };
+      return deflated;
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   deflateSegmentSync,
   FINAL_BLOCK,
   GZIP_HEADER,
+  gzipMember,
   gzipTrailer,
 } from "../../src/exposition/gzip-stream.js";
 
@@ -47,5 +48,25 @@ describe("gzip-stream", () => {
     ]);
     const gzip = spawnSync("gzip", ["-t"], { input: member });
     expect(gzip.status).toBe(0);
+  });
+
+  it("joins texts of deflate segments into one gzip member whose trailer holds the CRC and length of all", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.uint8Array({ maxLength: 2000 }), { maxLength: 3 }), { maxLength: 4 }),
+        (texts) => {
+          const deflated = texts.map((pieces) => {
+            const plain = Buffer.concat(pieces);
+            return { segments: pieces.map((p) => deflateSegmentSync(p)), crc: crc32(plain), length: plain.length };
+          });
+          const body = Buffer.concat(gzipMember(deflated));
+          const all = Buffer.concat(texts.flat());
+          expect(gunzipSync(body).equals(all)).toBe(true);
+          expect(body.readUInt32LE(body.length - 8)).toBe(crc32(all));
+          expect(body.readUInt32LE(body.length - 4)).toBe(all.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -7,8 +7,11 @@ describe("head parts of a scrape", () => {
     const part = headPart("# HELP x é\nx 1\n");
     expect(part.bytes.toString()).toBe("# HELP x é\nx 1\n");
     expect(part.crc).toBe(crc32(part.bytes));
-    const segment = part.deflated();
-    expect(part.deflated()).toBe(segment); // compressed once
+    const deflated = part.deflated();
+    expect(part.deflated()).toBe(deflated); // compressed once
+    expect(deflated.crc).toBe(part.crc);
+    expect(deflated.length).toBe(part.bytes.length);
+    const [segment] = deflated.segments as [Uint8Array];
     expect(inflateRawSync(segment, { finishFlush: constants.Z_SYNC_FLUSH }).toString()).toBe("# HELP x é\nx 1\n");
   });
 
