@@ -66,6 +66,9 @@ interface Result {
 interface WholePoll {
   node: string;
   goalTargets: number;
+  /** Poll cycles after the first poll not measured, then those measured. */
+  warmupCycles: number;
+  cycles: number;
   rows: WholePollRow[];
   scrapes?: ScrapeLoad | { failure: string };
 }
@@ -222,12 +225,14 @@ async function main() {
     "`dist/main.js` polling one source on a cron schedule (every 15 s, every 30 s above 200k targets; config:",
     "`timeout: 60s`, tsdb off, nothing else; the command line: the config file and the listen address), scraped",
     "(gzip) once per cycle, 3 s before a poll. Poll CPU is utime + stime of the whole process from",
-    "`/proc/<pid>/stat` over two cycles, minus an idle twin daemon polling an empty answer on the same schedule,",
+    `\`/proc/<pid>/stat\` over ${whole.cycles} cycles, minus an idle twin daemon polling an empty answer on the same schedule,`,
     "scraped and probed alike; it includes fetch, decompression, the decoder thread, scan, summary, rendering,",
-    "assembly and the exposition's gzip for the scrape. Baseline: a bare `JSON.parse` of the same bytes on the",
-    "same Node.js (median of five, three above 200 MB), with the daemons stopped. Peak RSS is VmHWM of the whole",
+    `assembly and the exposition's gzip for the scrape. The first poll and the ${whole.warmupCycles} after it are not measured: V8`,
+    "is still compiling the poll's code then (on Node 24 at 100k targets, polls 2-4 took 15-45% more CPU than",
+    "each poll after them). Baseline: a bare `JSON.parse` of the same bytes on the same Node.js (median of",
+    "five, three above 200 MB), with the daemons stopped. Peak RSS is VmHWM of the whole",
     "process since it started (its first poll included); RSS between polls is VmRSS two seconds before a",
-    "poll, the larger of the two cycles', beside the idle twin's at the same moment. Poll s is the daemon's",
+    "poll, the largest of the measured cycles', beside the idle twin's at the same moment. Poll s is the daemon's",
     "`promstatus_poll_duration_seconds`; series served the `promstatus_target_up` series of the last scrape.",
     "",
     "| targets | wire | answer MB | JSON.parse CPU ms | poll CPU ms | ratio | peak RSS MB | RSS between polls MB | idle daemon RSS MB | poll s | series served |",
