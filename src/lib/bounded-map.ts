@@ -20,6 +20,8 @@ export class BoundedMap<V> {
   constructor(
     private readonly sizeOf: (value: V) => number,
     private readonly budget: MapBudget,
+    /** Called with each value that leaves: deleted, replaced by another, pushed out, or cleared. */
+    private readonly onDrop: (value: V) => void = () => {},
   ) {}
 
   /** Sizes of the values kept now. */
@@ -35,11 +37,23 @@ export class BoundedMap<V> {
     return this.entries.get(key);
   }
 
-  /** Keeps `value` as the newest, the oldest going while over budget; false (and none kept for `key`) when it is too large. */
+  /**
+   * Keeps `value` as the newest, the oldest going while over budget; false (and none kept for `key`) when
+   * it is too large. Every value given is either kept or dropped (onDrop), the one it replaces dropped.
+   */
   set(key: string, value: V): boolean {
+    if (this.entries.get(key) === value) {
+      // The same value again: only made the newest, never dropped.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+      return true;
+    }
     this.delete(key);
     const size = this.sizeOf(value);
-    if (size > (this.budget.entryBytes ?? this.budget.bytes)) return false;
+    if (size > (this.budget.entryBytes ?? this.budget.bytes)) {
+      this.onDrop(value);
+      return false;
+    }
     this.entries.set(key, value);
     this.total += size;
     const count = this.budget.count ?? Number.POSITIVE_INFINITY;
@@ -54,11 +68,14 @@ export class BoundedMap<V> {
     if (value === undefined) return;
     this.entries.delete(key);
     this.total -= this.sizeOf(value);
+    this.onDrop(value);
   }
 
   clear(): void {
+    const values = [...this.entries.values()];
     this.entries.clear();
     this.total = 0;
+    for (const value of values) this.onDrop(value);
   }
 
   /** Entries, oldest first; deleting while iterating is safe. */

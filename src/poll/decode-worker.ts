@@ -7,7 +7,8 @@ import { excerpt } from "../upstream/excerpt.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
-import { ownMemory, release, transferList } from "./transferable.js";
+import { release } from "../lib/release-memory.js";
+import { ownMemory, transferList } from "./transferable.js";
 
 /** The result's buffers, moved to the main thread rather than copied: families' lines or members, and facts. */
 function resultBuffers(result: PackedResult): Uint8Array[] {

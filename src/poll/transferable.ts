@@ -18,23 +18,3 @@ export function transferList(views: readonly Uint8Array[]): ArrayBuffer[] {
   for (const view of views) if (view.buffer instanceof ArrayBuffer) list.add(view.buffer);
   return [...list];
 }
-
-type Releasable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer; detached?: boolean };
-
-/**
- * Gives a moved view's memory back now rather than at the thread's next garbage collection: a decoder
- * thread copies each piece of an answer into its reader's own window, and 80 MB of pieces left for the
- * collector were ~80 MB more resident during a poll, and the collections they set off. Detaching is
- * `ArrayBuffer.prototype.transfer(0)` (Node.js 21 and newer); on older runtimes the collector frees it,
- * and so it does memory that cannot be detached (Node's Buffer pool, a WebAssembly memory), where
- * transfer throws: a throw here would end the decoder thread and every answer it was reading.
- */
-export function release(view: Uint8Array): void {
-  const buffer = view.buffer as Releasable;
-  if (!(buffer instanceof ArrayBuffer) || typeof buffer.transfer !== "function" || buffer.detached) return;
-  try {
-    buffer.transfer(0);
-  } catch {
-    // not detachable: left to the collector
-  }
-}

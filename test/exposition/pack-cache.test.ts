@@ -74,4 +74,31 @@ describe("PackCache", () => {
     cache.pack("a", lines(20_000)); // went first, to make room for c
     expect(cache.hits).toBe(2);
   });
+
+  it("lets go of its own copies only, as they are replaced or pushed out: never of members it handed out", () => {
+    const one = packLines(lines(20_000)).members.reduce((n, m) => n + m.byteLength, 0);
+    const dropped: Uint8Array[] = [];
+    const cache = new PackCache(Math.floor(2.5 * one), (member) => dropped.push(member));
+    const handedOut: Uint8Array[] = [];
+    const give = (packed: PackedLines) => {
+      handedOut.push(...packed.members);
+      return packed;
+    };
+    give(cache.pack("a", lines(20_000)));
+    give(cache.pack("a", lines(20_000))); // the same bytes: kept, nothing let go
+    expect(dropped).toEqual([]);
+    give(cache.pack("a", lines(20_000, 1))); // changed: the copy kept for the first bytes goes
+    const firstKept = dropped.length;
+    expect(firstKept).toBe(packLines(lines(20_000)).members.length);
+    give(cache.pack("b", lines(20_000)));
+    give(cache.pack("c", lines(20_000))); // over budget: a's copy is pushed out
+    expect(dropped.length).toBe(firstKept + packLines(lines(20_000, 1)).members.length);
+    give(cache.packPieces("c", [lines(100, 2)], "writer/1")); // replaced by pieces
+    expect(dropped.length).toBe(
+      firstKept + packLines(lines(20_000, 1)).members.length + packLines(lines(20_000)).members.length,
+    );
+    // What was handed out is never among what the cache let go, and still inflates to its lines.
+    for (const member of dropped) expect(handedOut).not.toContain(member);
+    expect(handedOut.every((m) => m.byteLength > 0)).toBe(true);
+  });
 });

@@ -20,4 +20,30 @@ describe("BoundedMap", () => {
     expect(map.get("b")).toBeUndefined(); // the older value for the key is gone too
     expect([map.size, map.bytes]).toEqual([1, 1]);
   });
+
+  it("drops every value that leaves, once: replaced, pushed out, deleted, too large, cleared; never one set again", () => {
+    const dropped: string[] = [];
+    const map = new BoundedMap<string>(
+      (v) => v.length,
+      { bytes: 6, entryBytes: 5 },
+      (v) => dropped.push(v),
+    );
+    const a = "aaa";
+    map.set("a", a);
+    map.set("a", a); // the same value again: made the newest, kept
+    expect(dropped).toEqual([]);
+    map.set("a", "a2");
+    expect(dropped).toEqual(["aaa"]);
+    map.set("b", "bbb");
+    map.set("c", "ccc"); // 2 + 3 + 3 is over 6: a's value goes
+    expect(dropped).toEqual(["aaa", "a2"]);
+    expect(map.set("d", "dddddd")).toBe(false); // too large: not kept, so dropped at once
+    expect(dropped).toEqual(["aaa", "a2", "dddddd"]);
+    map.delete("b");
+    map.delete("b");
+    expect(dropped).toEqual(["aaa", "a2", "dddddd", "bbb"]);
+    map.clear();
+    expect(dropped).toEqual(["aaa", "a2", "dddddd", "bbb", "ccc"]);
+    expect([map.size, map.bytes]).toEqual([0, 0]);
+  });
 });

@@ -7,6 +7,7 @@ import { isPacked, type PackedLines, packFamilies } from "../../src/exposition/p
 import { type RenderedFamilies, renderSamples, sourceLabelPrefix } from "../../src/exposition/text-format.js";
 import { plainText } from "../../src/exposition/unpack.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
+import { ownMemory } from "../../src/poll/transferable.js";
 import { type Exposition, SourceStore } from "../../src/publish/store.js";
 import { type AlertmanagerStatusResponse, alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { PollError } from "../../src/upstream/poll-error.js";
@@ -296,6 +297,27 @@ describe("SourceStore: families packed by the decoder", () => {
     expect(text).toBe((await plainText(third.parts)).toString());
     expect(samplesOf(text, "promstatus_target_up", { instance: "host-0:9100" })).toEqual([]);
     expect(promtoolCheckMetrics(text).status).toBe(0);
+  });
+
+  it("frees the members of a new copy of an unchanged family at once, keeping the served ones whole", async () => {
+    const store = twoSources();
+    store.record(A, "targets", packed(targets(...many)));
+    const first = await gzipReady(store);
+    const up = packedPart(first);
+    const sizes = up.members.map((m) => m.byteLength);
+    // What a decoder thread sends for the unchanged family: members in memory of their own (handOver).
+    const again = packed(targets(...many));
+    const copy = again.ok ? (again.families.find(([, lines]) => isPacked(lines))?.[1] as PackedLines) : undefined;
+    if (copy) copy.members = copy.members.map(ownMemory);
+    expect(copy?.members.length).toBe(up.members.length);
+    store.record(A, "targets", again);
+    const second = await gzipReady(store);
+    expect(packedPart(second)).toBe(up);
+    expect(up.members.map((m) => m.byteLength)).toEqual(sizes);
+    // Freed where the runtime can detach memory (Node.js 21 and newer), else left to the collector.
+    const canDetach = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === "function";
+    for (const member of copy?.members ?? []) expect(member.byteLength === 0).toBe(canDetach);
+    expect(gzipText(second)).toBe((await plainText(second.parts)).toString());
   });
 
   it("counts the series of a packed answer as those of its poll", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { release } from "../../src/poll/transferable.js";
+import { release } from "../../src/lib/release-memory.js";
 
 // `release` frees a chunk's memory on the decoder thread, outside any try: a throw there would end the
 // thread and fail every answer it was reading. Node 21+'s transfer(0) throws for memory that cannot be
@@ -9,6 +9,7 @@ describe("release", () => {
     ["a slice of Node's shared Buffer pool", () => Buffer.from("abc")],
     ["a WebAssembly memory", () => new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer)],
     ["shared memory", () => new Uint8Array(new SharedArrayBuffer(8))],
+    ["a view into a larger buffer of its own", () => new Uint8Array(new ArrayBuffer(64)).subarray(8, 16)],
     [
       "memory already freed",
       () => {
@@ -20,8 +21,10 @@ describe("release", () => {
   ])("leaves %s as it is, without throwing", (_, make) => {
     const view = make();
     const before = view.byteLength;
+    const whole = view.buffer.byteLength;
     expect(() => release(view)).not.toThrow();
     expect(view.byteLength).toBe(before);
+    expect(view.buffer.byteLength).toBe(whole); // nor the memory around it
   });
 
   it("frees memory of its own where the runtime can (Node 21 and newer)", () => {
