@@ -1,6 +1,7 @@
 import { promisify } from "node:util";
 import { constants, inflateRaw } from "node:zlib";
 import pLimit from "p-limit";
+import { readMembers } from "./member-readers.js";
 import { type FamilyLines, isPacked, plainLength } from "./pack.js";
 
 const inflateRawAsync = promisify(inflateRaw);
@@ -21,18 +22,23 @@ const inflateSlot = pLimit(INFLATE_THREADS);
 // inflating the same bytes. Only weak references: this never keeps plain bytes alive.
 const inflated = new WeakMap<Uint8Array, WeakRef<Buffer> | Promise<Buffer>>();
 
-function memberText(member: Uint8Array, size: number): Promise<Buffer> {
+function memberText(members: readonly Uint8Array[], i: number, size: number): Promise<Buffer> {
+  const member = members[i] as Uint8Array;
   // Looked up and set in one go (no await in between), so scrapes at the same time find each other.
   const known = inflated.get(member);
   const plain = known instanceof WeakRef ? known.deref() : known;
   if (plain) return Promise.resolve(plain);
+  // Read from the moment it is queued until the thread pool is done with it (member-readers.ts).
+  const done = readMembers([members]);
   // Output room for the whole member, so it comes out in one piece rather than 16 KiB pieces joined.
   const pending = inflateSlot(() => inflate(member, { chunkSize: Math.max(64, size + 64) })).then(
     (text) => {
+      done();
       inflated.set(member, new WeakRef(text));
       return text;
     },
     (error: unknown) => {
+      done();
       inflated.delete(member);
       throw error;
     },
@@ -64,7 +70,7 @@ export async function* plainChunks(parts: readonly FamilyLines[]): AsyncGenerato
       continue;
     }
     const text = (i: number) => {
-      const plain = memberText(part.members[i] as Uint8Array, part.sizes[i] ?? 0);
+      const plain = memberText(part.members, i, part.sizes[i] ?? 0);
       // A member asked for ahead is never awaited if the client goes away first: its failure is not
       // left unhandled (which would end the process); one that is awaited still throws there.
       plain.catch(() => {});

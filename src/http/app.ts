@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import { gzipMember } from "../exposition/gzip-stream.js";
+import { packedMembers, readMembers } from "../exposition/member-readers.js";
 import type { ProbeRequest } from "../probe/probe.js";
 import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
@@ -11,6 +12,7 @@ import { clientCertCheck } from "./client-cert.js";
 import { sendBuffers, sendPlain } from "./exposition-body.js";
 import { headPart, lastHeadPart } from "./head-part.js";
 import { type LandingPageInfo, landingPage } from "./landing-page.js";
+import { onceEnded } from "./once-ended.js";
 import { requestLimit } from "./request-limit.js";
 import type { WebConfig } from "./web-config.js";
 
@@ -71,6 +73,8 @@ export function createApp(deps: AppDeps): Express {
       const runtime = runtimePart(runtimeText);
       const own = headPart(ownText);
       const sources = deps.sourcesExposition();
+      // The sources' members are not freed while this response may still write them.
+      onceEnded(req, res, readMembers(packedMembers(sources.parts)));
       res.vary("Accept-Encoding").status(200).type(deps.processMetrics.contentType);
       if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
         // One gzip member: the runtime's part compressed once a second, the exporter's own per scrape,

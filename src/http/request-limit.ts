@@ -1,26 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import type { ScrapeMetrics } from "../publish/scrape-metrics.js";
-
-/**
- * Calls `done` once, when the response closes (written to the end, or its client gone) or its
- * connection closes, whichever comes first. Both, because on Node 20 a response queued behind another
- * on a keep-alive connection (pipelined requests) emits no 'close' when the client hangs up. The
- * connection's listener is removed again: a keep-alive connection carries many requests.
- */
-function onceEnded(req: IncomingMessage, res: ServerResponse, done: () => void): void {
-  const socket = req.socket;
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    socket.off("close", end);
-    res.off("close", end);
-    done();
-  };
-  res.once("close", end);
-  socket.once("close", end);
-}
+import { onceEnded } from "./once-ended.js";
 
 /** Whether the client is gone already (it may hang up while basic auth checks its password). */
 const gone = (req: IncomingMessage, res: ServerResponse) => res.closed || res.destroyed || req.socket.destroyed;

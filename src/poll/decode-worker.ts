@@ -3,11 +3,11 @@ import { parentPort } from "node:worker_threads";
 import { type Families, type FamilyLines, isPacked, PACK_MIN_BYTES, packFamilies } from "../exposition/pack.js";
 import { PackCache } from "../exposition/pack-cache.js";
 import { BoundedMap } from "../lib/bounded-map.js";
+import { release } from "../lib/release-memory.js";
 import { excerpt } from "../upstream/excerpt.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
-import { release } from "../lib/release-memory.js";
 import { ownMemory, transferList } from "./transferable.js";
 
 /** The result's buffers, moved to the main thread rather than copied: families' lines or members, and facts. */

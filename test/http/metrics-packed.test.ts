@@ -1,10 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { get, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { crc32, gunzipSync, inflateRawSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { SampleSet } from "../../src/convert/samples.js";
-import { type PackedLines, packFamilies, packLines } from "../../src/exposition/pack.js";
+import { type Families, type PackedLines, packFamilies, packLines } from "../../src/exposition/pack.js";
 import { type RenderedFamilies, renderSamples, sourceLabelPrefix } from "../../src/exposition/text-format.js";
+import { ownMemory } from "../../src/poll/transferable.js";
 import { ProcessMetrics } from "../../src/publish/process-metrics.js";
 import { type Exposition, SourceStore } from "../../src/publish/store.js";
 import { waitFor } from "../harness/processes.js";
@@ -198,5 +200,76 @@ describe("/metrics over packed families", () => {
     const next = await rawGet(url, { "accept-encoding": "gzip" }); // nothing packed is gzip-ready here: plain
     expect(next.res.statusCode).toBe(200);
     expect(next.body.length).toBe(Number(next.res.headers["content-length"]));
+  });
+
+  it("frees a replaced family's members only once the scrapes reading them ended, which get its bytes whole", async () => {
+    // Lines that compress little, so that the gzip body too outlasts the socket's buffers while paused.
+    const text = (seed: number) => {
+      const rows: string[] = [];
+      for (let i = 0; rows.length < 120_000; i++)
+        rows.push(
+          `promstatus_target_up{source="a",region="eu-1",instance="${randomBytes(24).toString("hex")}"} ${(i + seed) % 2}\n`,
+        );
+      return Buffer.from(rows.join(""));
+    };
+    const outcome = (lines: Buffer) => {
+      const packed = packLines(lines);
+      packed.members = packed.members.map(ownMemory); // as a decoder thread hands them over
+      return {
+        ok: true as const,
+        families: [["promstatus_target_up", packed]] as Families,
+        series: 1,
+        durationSeconds: 0.5,
+        finishedAt: 1000,
+      };
+    };
+    const store = new SourceStore([A]);
+    const first = text(0);
+    const firstOutcome = outcome(first);
+    const old = (firstOutcome.families[0] as [string, PackedLines])[1].members;
+    store.record(A, "targets", firstOutcome);
+    await waitFor("gzip ready", async () => store.exposition().gzip, 5000, 5);
+    const url = await serve(() => store.exposition());
+
+    // A plain and a gzip scrape that read a little, then stop.
+    let plainLength: string | undefined;
+    const paused = (encoding: string) =>
+      new Promise<{ body: Promise<Buffer>; resume: () => void }>((resolve, reject) => {
+        get(url, { headers: { "accept-encoding": encoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          if (encoding === "identity") plainLength = res.headers["content-length"];
+          const body = new Promise<Buffer>((done) => res.on("end", () => done(Buffer.concat(chunks))));
+          res.once("data", (c: Buffer) => {
+            chunks.push(c);
+            res.pause();
+            res.on("data", (more: Buffer) => chunks.push(more));
+            resolve({ body, resume: () => res.resume() });
+          });
+          res.on("error", reject);
+        }).on("error", reject);
+      });
+    const plain = await paused("identity");
+    const zipped = await paused("gzip");
+    await new Promise((r) => setTimeout(r, 200)); // the socket buffers full
+
+    store.record(A, "targets", outcome(text(1))); // the family replaced while both read it
+    expect(store.exposition().parts.some((p) => !(p instanceof Uint8Array) && p.members === old)).toBe(false);
+    expect(old.every((m) => m.byteLength > 0)).toBe(true); // still being read: not freed
+    plain.resume();
+    zipped.resume();
+    const [plainBody, zippedBody] = await Promise.all([plain.body, zipped.body]);
+    // Whole, and as announced: the family's old lines among the rest of the exposition.
+    const plainText = plainBody.toString();
+    expect(plainBody.length).toBe(Number(plainLength));
+    expect(plainText.includes(first.toString())).toBe(true);
+    expect(gunzipSync(zippedBody).toString()).toBe(plainText);
+    // Once both ended: freed where the runtime can detach memory (Node.js 21 and newer).
+    const canDetach = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === "function";
+    await waitFor(
+      "the old members freed",
+      async () => (old.every((m) => (m.byteLength === 0) === canDetach) ? true : undefined),
+      5000,
+      10,
+    );
   });
 });
