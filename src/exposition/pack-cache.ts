@@ -23,11 +23,23 @@ const copied = (packed: PackedLines): PackedLines => ({
 
 const packedBytes = (packed: PackedLines) => packed.members.reduce((n, m) => n + m.byteLength, 0);
 
+/**
+ * A kept family: its members, or none for a family that changes every poll (`volatile`: kept members
+ * were replaced before anyone asked for them again, as the last scrape times and durations of a fleet
+ * are every poll). `asked` once its writer asked for it again, knowing the bytes the same.
+ */
+type Kept = PackedLines & { asked?: boolean; volatile?: boolean };
+
 /** The last packed lines of each family (by a key naming source and family), reused while unchanged. */
 export class PackCache {
-  private readonly entries: BoundedMap<PackedLines>;
+  private readonly entries: BoundedMap<Kept>;
   /** Families given from the cache instead of compressed again. */
   hits = 0;
+
+  /** Bytes of the members kept now. */
+  get bytes(): number {
+    return this.entries.bytes;
+  }
 
   /**
    * `drop` is given each member the cache lets go (replaced, pushed out): its own copies, as what it
@@ -45,18 +57,25 @@ export class PackCache {
   again(key: string, hash: string): PackedLines | undefined {
     const kept = this.entries.get(key);
     if (kept === undefined || kept.hash !== hash) return undefined;
-    this.hits++;
+    kept.asked = true;
     this.entries.set(key, kept); // the newest again
+    // A volatile family kept no members: written again, and kept in full from then on.
+    if (kept.volatile) return undefined;
+    this.hits++;
     return copied(kept);
   }
 
   /**
    * Lines known to be new, given in pieces of whole lines (each at most a member's worth): each piece
-   * compressed into a member as it comes, so the lines are never whole in memory; kept under `newName`.
+   * compressed into a member as it comes, so the lines are never whole in memory; kept under `newName`,
+   * with no members if the family is volatile (100k targets: the ~2.5 MB of the two families that move
+   * every poll not copied and held between polls for nothing).
    */
   packPieces(key: string, pieces: Iterable<Uint8Array>, newName: string): PackedLines {
     const packed: PackedLines = { ...packPieces(pieces), hash: newName };
-    this.entries.set(key, copied(packed));
+    const before = this.entries.get(key);
+    const volatile = before !== undefined && !before.asked;
+    this.entries.set(key, volatile ? { ...packed, members: [], sizes: [], volatile } : copied(packed));
     return packed;
   }
 
@@ -70,6 +89,7 @@ export class PackCache {
     const hash = newName ?? sha256(lines);
     const kept = newName === undefined ? this.entries.get(key) : undefined;
     if (kept !== undefined && kept.hash === hash && kept.length === lines.length) {
+      kept.asked = true;
       this.hits++;
       this.entries.set(key, kept); // the newest again
       return copied(kept);

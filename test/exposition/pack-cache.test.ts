@@ -101,4 +101,28 @@ describe("PackCache", () => {
     for (const member of dropped) expect(handedOut).not.toContain(member);
     expect(handedOut.every((m) => m.byteLength > 0)).toBe(true);
   });
+
+  it("keeps no members of a family replaced before it was asked for again, until it is asked for again", () => {
+    const cache = new PackCache();
+    const one = cache.packPieces("p\nlast", [lines(20_000, 0)], "w/1");
+    expect(cache.bytes).toBeGreaterThan(0); // kept, as any family the first time
+    moveAway(one);
+    const two = cache.packPieces("p\nlast", [lines(20_000, 1)], "w/2"); // moved on, nobody asked for w/1
+    expect(cache.bytes).toBe(0); // volatile: no members kept
+    expect(plain(two).equals(lines(20_000, 1))).toBe(true); // what is handed out is whole
+    const three = cache.packPieces("p\nlast", [lines(20_000, 2)], "w/3");
+    expect(cache.bytes).toBe(0);
+    expect(plain(three).equals(lines(20_000, 2))).toBe(true);
+    // The same bytes again: nothing to give, so the writer writes them again, and they are kept in full.
+    expect(cache.again("p\nlast", "w/3")).toBeUndefined();
+    expect(cache.hits).toBe(0);
+    cache.packPieces("p\nlast", [lines(20_000, 2)], "w/4");
+    expect(cache.bytes).toBeGreaterThan(0);
+    const again = cache.again("p\nlast", "w/4");
+    expect(again && plain(again).equals(lines(20_000, 2))).toBe(true);
+    expect(cache.hits).toBe(1);
+    // A family asked for again is kept in full when it changes next (a steady family's rare change).
+    cache.packPieces("p\nlast", [lines(20_000, 3)], "w/5");
+    expect(cache.bytes).toBeGreaterThan(0);
+  });
 });
