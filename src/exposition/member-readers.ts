@@ -1,5 +1,5 @@
 import { release } from "../lib/release-memory.js";
-import { type FamilyLines, isPacked } from "./pack.js";
+import { type Families, type FamilyLines, isPacked } from "./pack.js";
 
 // A family's gzip members, once a newer poll replaced the family, are freed as soon as nothing reads
 // them, not at the main thread's next full collection: until then a few polls' worth of the families
@@ -45,4 +45,20 @@ export function readMembers(families: readonly Members[]): () => void {
 export function retireMembers(members: Members): void {
   if (readers.has(members)) retired.add(members);
   else freeAll(members);
+}
+
+/**
+ * After a poll: the packed families of the last state and of the poll's outcome that are not among
+ * those now served are retired. The last state's were replaced (scrapes may still read them); an
+ * outcome's that were not taken are a decoder's new copy of an unchanged family, which nothing else has.
+ */
+export function retireUnserved(sets: readonly (Families | undefined)[], served: Families | undefined): void {
+  const kept = new Set(served?.map(([, lines]) => lines));
+  const seen = new Set<FamilyLines>();
+  for (const families of sets)
+    for (const [, lines] of families ?? []) {
+      if (!isPacked(lines) || kept.has(lines) || seen.has(lines)) continue;
+      seen.add(lines);
+      retireMembers(lines.members);
+    }
 }

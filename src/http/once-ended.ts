@@ -1,23 +1,50 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+// Callbacks waiting for a connection to close: one listener per connection however many requests
+// wait on it (pipelined requests each add theirs, which with a listener each tripped Node's
+// MaxListenersExceededWarning at eleven).
+const waitingOnClose = new WeakMap<Socket, Set<() => void>>();
+
+/** Calls `fn` when `socket` closes; the function it returns takes it back. */
+function whenClosed(socket: Socket, fn: () => void): () => void {
+  let waiting = waitingOnClose.get(socket);
+  if (!waiting) {
+    const all = new Set<() => void>();
+    waiting = all;
+    waitingOnClose.set(socket, all);
+    socket.once("close", () => {
+      waitingOnClose.delete(socket);
+      for (const callback of all) callback();
+    });
+  }
+  waiting.add(fn);
+  return () => waiting.delete(fn);
+}
 
 /**
  * Calls `done` once, when the response closes (written to the end, or its client gone) or its
- * connection closes, whichever comes first. Both, because on Node 20 a response queued behind another
- * on a keep-alive connection (pipelined requests) emits no 'close' when the client hangs up. The
- * connection's listener is removed again: a keep-alive connection carries many requests. By then no
- * write of the response is pending: a response closes after its last write completed ('finish'), a
- * connection once its handle closed, pending writes cancelled.
+ * connection closes, whichever comes first — at once if either has already. Both, because on Node 20 a
+ * response queued behind another on a keep-alive connection (pipelined requests) emits no 'close' when
+ * the client hangs up. By then no write of the response is pending: a response closes after its last
+ * write completed ('finish'), a connection once its handle closed, pending writes cancelled.
  */
 export function onceEnded(req: IncomingMessage, res: ServerResponse, done: () => void): void {
   const socket = req.socket;
+  // Gone already (a client may hang up while the handler awaited something): nothing will fire.
+  if (res.closed || res.destroyed || socket.destroyed) {
+    done();
+    return;
+  }
   let ended = false;
+  let forget = () => {};
   const end = () => {
     if (ended) return;
     ended = true;
-    socket.off("close", end);
+    forget();
     res.off("close", end);
     done();
   };
   res.once("close", end);
-  socket.once("close", end);
+  forget = whenClosed(socket, end);
 }

@@ -2,9 +2,7 @@ import type { Flavor } from "../config/flavors.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import type { EndpointSummary } from "../convert/endpoint-summary.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
-import { retireMembers } from "../exposition/member-readers.js";
-import { type Families, isPacked, sameLines } from "../exposition/pack.js";
-import { release } from "../lib/release-memory.js";
+import { type Families, sameLines } from "../exposition/pack.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
 import { FAILURE_REASONS, type FailureReason } from "../upstream/poll-error.js";
 
@@ -63,16 +61,7 @@ function keepUnchanged(previous: Families | undefined, next: Families): Families
   const before = new Map(previous);
   return next.map(([name, lines]) => {
     const old = before.get(name);
-    if (old === lines) return [name, lines];
-    if (old === undefined || !sameLines(old, lines)) {
-      // Replaced: the old members go once no scrape reads them.
-      if (old !== undefined && isPacked(old)) retireMembers(old.members);
-      return [name, lines];
-    }
-    // The new copy of kept members came from a decoder thread only to be compared: nothing else has
-    // it, so its memory goes now rather than at the main thread's next full collection.
-    if (isPacked(lines)) for (const member of lines.members) release(member);
-    return [name, old];
+    return old !== undefined && sameLines(old, lines) ? [name, old] : [name, lines];
   });
 }
 

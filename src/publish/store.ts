@@ -3,6 +3,7 @@ import type { Flavor } from "../config/flavors.js";
 import { sameSource } from "../config/same-source.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import { crc32Combine, deflateSegment } from "../exposition/gzip-stream.js";
+import { retireUnserved } from "../exposition/member-readers.js";
 import { type FamilyLines, isPacked, plainLength } from "../exposition/pack.js";
 import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
@@ -72,7 +73,11 @@ export class SourceStore {
   record(config: SourceConfig, endpoint: Endpoint, outcome: PollOutcome): void {
     const source = this.sources.get(config.name);
     if (!source || source.config !== config) return;
-    source.endpoints.set(endpoint, applyOutcome(source.endpoints.get(endpoint), outcome));
+    const before = source.endpoints.get(endpoint);
+    const after = applyOutcome(before, outcome);
+    source.endpoints.set(endpoint, after);
+    // What is no longer served is freed once no scrape reads it (exposition/member-readers.ts).
+    retireUnserved([before?.families, outcome.ok ? outcome.families : undefined], after.families);
     this.regroup(config);
     this.changed();
   }

@@ -1,18 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { get, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { get, request, type Server } from "node:http";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Families, type PackedLines, packLines } from "../../src/exposition/pack.js";
 import { ownMemory } from "../../src/poll/transferable.js";
-import { ProcessMetrics } from "../../src/publish/process-metrics.js";
+import { type OwnMetrics, ProcessMetrics } from "../../src/publish/process-metrics.js";
 import { SourceStore } from "../../src/publish/store.js";
 import { waitFor } from "../harness/processes.js";
 import { appServing } from "../helpers/app.js";
 import { sourceConfig } from "../helpers/config.js";
 
-// Hostile clients while polls replace a packed family again and again (review of the day's explicit
-// freeing: exposition/member-readers.ts). Whatever the client does (pipelines, pauses, hangs up, HEAD),
+// Hostile clients while polls replace a packed family again and again (exposition/member-readers.ts). Whatever the client does (pipelines, pauses, hangs up, HEAD),
 // every body that is served whole is the bytes it announced, and a replaced family's members are
 // freed (Node.js 21+) once the last of those clients is gone, never while one still reads them.
 
@@ -90,7 +89,7 @@ function parseResponses(bytes: Buffer, methods: readonly string[]): Raw[] {
 
 const gzipReady = (store: SourceStore) => waitFor("gzip ready", async () => store.exposition().gzip, 10_000, 5);
 
-describe("review: explicit freeing of members under hostile clients", () => {
+describe("members freed under hostile clients", () => {
   it("pipelined GET/HEAD, gzip and plain, on one paused connection while the family is replaced: every body whole", async () => {
     const store = new SourceStore([A]);
     const gens = [generation(0)];
@@ -236,5 +235,46 @@ describe("review: explicit freeing of members under hostile clients", () => {
       }).on("error", reject);
     });
     expect(familyOf(body.toString())).toBe(last.lines.toString());
+  });
+  it("is given back even when the client hung up while the exporter's own metrics were collected", async () => {
+    const store = new SourceStore([A]);
+    const first = generation(0, 20_000);
+    const old = first.members;
+    store.record(A, "targets", first.outcome);
+    // The exporter's own metrics take a while (the real ProcessMetrics waits a turn of the event loop).
+    let collecting: () => void = () => {};
+    const slow: OwnMetrics = {
+      contentType: "text/plain; version=0.0.4; charset=utf-8",
+      metrics: () =>
+        new Promise((resolve) => {
+          collecting = () => resolve(["# runtime\n", "# own\n"]);
+        }),
+    };
+    const app = appServing(() => store.exposition(), { processMetrics: slow });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const connections = new Set<Socket>();
+    server.on("connection", (s) => {
+      connections.add(s);
+      s.on("close", () => connections.delete(s));
+    });
+
+    // The client asks, then hangs up before the own metrics are ready.
+    const req = request(url, { headers: { "accept-encoding": "identity" } });
+    req.on("error", () => {});
+    req.end();
+    await waitFor("the request reached the handler", async () => (connections.size > 0 ? true : undefined), 5000, 5);
+    await new Promise((r) => setTimeout(r, 50));
+    req.destroy();
+    await waitFor("the server saw the hang-up", async () => (connections.size === 0 ? true : undefined), 5000, 5);
+    collecting(); // now the handler goes on, takes its hold, and writes into a closed socket
+    await new Promise((r) => setTimeout(r, 100));
+
+    // Nothing reads the family any more: replacing it must free its members at once (Node 21+).
+    store.record(A, "targets", generation(1, 20_000).outcome);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(old.every((m) => (m.byteLength === 0) === canDetach)).toBe(true);
   });
 });

@@ -26,7 +26,7 @@ function* steps(n: number) {
   }
 }
 
-describe("review: pack cache frees only what it no longer hands out", () => {
+describe("PackCache over a long sequence: frees only what it no longer hands out", () => {
   it("hands out whole members of the asked bytes through replacements, evictions and volatile families", () => {
     // A budget of a few families: writes push older keys out.
     const cache = new PackCache(160 * 1024);
