@@ -65,8 +65,11 @@ const RETRY_CODES = new Set([
   "EAI_AGAIN",
 ]);
 const RETRY_STATUSES = new Set([408, 413, 429, 500, 502, 503, 504, 521, 522, 524]);
-// Inflated pieces of a streamed answer: large enough that a 76 MB answer is ~1,200 pieces.
-const INFLATE_CHUNK_BYTES = 64 * 1024;
+// Inflated pieces of a streamed answer: a 76 MB answer in ~650 (each a message to the decoder thread
+// and back), and under the image's MALLOC_MMAP_THRESHOLD_ (128 KiB), so each comes from memory freed by
+// the pieces before (the decoder frees them as it reads) rather than fresh pages. Against 64 KiB:
+// 10-50 ms less CPU per 100k-target poll over gzip, noisy, in three runs of eight polls each.
+const INFLATE_CHUNK_BYTES = 120 * 1024;
 
 // Retries are ours, not got's: on Node.js 24.20+ and 26.7+ got 14 ends a retried refused connection
 // after one attempt with ERR_SOCKET_CLOSED_BEFORE_CONNECTION while its retry still runs in the
