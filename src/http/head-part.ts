@@ -1,24 +1,22 @@
 import { crc32 } from "node:zlib";
 import { type DeflatedText, deflateSegmentSync } from "../exposition/gzip-stream.js";
 
-/** A part of a scrape's head as served: its bytes, their CRC-32, and as deflate data once asked for. */
+/** A part of a scrape's head as served: its bytes, and as deflate data with their CRC-32 once asked for. */
 export interface HeadPart {
   readonly text: string;
   readonly bytes: Buffer;
-  readonly crc: number;
   deflated(): DeflatedText;
 }
 
 export function headPart(text: string): HeadPart {
   const bytes = Buffer.from(text);
-  const crc = crc32(bytes);
+  // Only a gzip scrape needs the CRC and the deflate data: a plain one writes the bytes.
   let deflated: DeflatedText | undefined;
   return {
     text,
     bytes,
-    crc,
     deflated() {
-      deflated ??= { segments: [deflateSegmentSync(bytes)], crc, length: bytes.length };
+      deflated ??= { segments: [deflateSegmentSync(bytes)], crc: crc32(bytes), length: bytes.length };
       return deflated;
     },
   };

@@ -22,6 +22,10 @@ function whenClosed(socket: Socket, fn: () => void): () => void {
   return () => waiting.delete(fn);
 }
 
+/** Whether a request's response or connection has closed already (its client may hang up while a handler awaits). */
+export const alreadyEnded = (req: IncomingMessage, res: ServerResponse): boolean =>
+  res.closed || res.destroyed || req.socket.destroyed;
+
 /**
  * Calls `done` once, when the response closes (written to the end, or its client gone) or its
  * connection closes, whichever comes first — at once if either has already. Both, because on Node 20 a
@@ -31,8 +35,8 @@ function whenClosed(socket: Socket, fn: () => void): () => void {
  */
 export function onceEnded(req: IncomingMessage, res: ServerResponse, done: () => void): void {
   const socket = req.socket;
-  // Gone already (a client may hang up while the handler awaited something): nothing will fire.
-  if (res.closed || res.destroyed || socket.destroyed) {
+  // Gone already: nothing will fire.
+  if (alreadyEnded(req, res)) {
     done();
     return;
   }

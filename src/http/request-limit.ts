@@ -1,10 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import type { ScrapeMetrics } from "../publish/scrape-metrics.js";
-import { onceEnded } from "./once-ended.js";
-
-/** Whether the client is gone already (it may hang up while basic auth checks its password). */
-const gone = (req: IncomingMessage, res: ServerResponse) => res.closed || res.destroyed || req.socket.destroyed;
+import { alreadyEnded, onceEnded } from "./once-ended.js";
 
 /**
  * Lets at most `max` requests through at once (0: no limit); one more is answered 503 at once, in
@@ -16,8 +12,8 @@ const gone = (req: IncomingMessage, res: ServerResponse) => res.closed || res.de
 export function requestLimit(max: number, observer?: ScrapeMetrics): RequestHandler {
   let inFlight = 0;
   return (req, res, next) => {
-    // Nobody to answer: no place taken, nothing counted.
-    if (gone(req, res)) return;
+    // Nobody to answer (its client hung up while basic auth checked its password): no place taken, nothing counted.
+    if (alreadyEnded(req, res)) return;
     if (max > 0 && inFlight >= max) {
       onceEnded(req, res, () => observer?.answered(res.statusCode));
       res
