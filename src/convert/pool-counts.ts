@@ -3,7 +3,7 @@ import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { TARGETS } from "./families.js";
 import { SampleSet } from "./samples.js";
 import { classifyScrapeError, DOWN_REASONS } from "./scrape-error-reason.js";
-import { targetHealth } from "./time.js";
+import { healthOf } from "./time.js";
 
 /** Health values Prometheus reports; each pool gets a count for all of them, zeros included. */
 export const TARGET_HEALTHS = ["up", "down", "unknown"] as const;
@@ -51,7 +51,7 @@ export class PoolCounts {
    */
   add(target: CountedTarget): PoolSummary {
     const { scrapePool, lastError } = target;
-    const health = targetHealth(target.health, lastError, target.lastScrape);
+    const health = healthOf(target);
     let pool = this.last;
     if (pool === undefined || scrapePool !== this.lastRaw) {
       pool = poolSummary(this.pools, wellFormed(scrapePool));

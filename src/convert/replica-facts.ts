@@ -3,7 +3,7 @@ import type { ActiveTarget, AlertmanagerStatusResponse, TargetsResponse } from "
 import { configSha256 } from "./alertmanager-config.js";
 import { infoLabel } from "./info-label.js";
 import { labelValue, type TargetLabel } from "./targets.js";
-import { targetHealth } from "./time.js";
+import { healthOf } from "./time.js";
 
 // What one member of a replica group said, kept between polls so the members can be compared: a few
 // strings for an Alertmanager, a compact identity per target for a Prometheus (never the answer itself).
@@ -73,7 +73,7 @@ export function prometheusFacts(payload: TargetsResponse, extraLabels: readonly 
   for (let i = 0; i < list.length; i++) {
     const target = list[i] as ActiveTarget;
     // A target not scraped yet is unknown, as it is counted (time.ts: VictoriaMetrics calls it down).
-    const health = targetHealth(target.health, target.lastError, target.lastScrape);
+    const health = healthOf(target);
     packed[i] = identity(target, extraLabels) * HEALTH_BITS + healthCode(health);
   }
   packed.sort();

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { headTimeSeconds, lastScrapeSeconds, rfc3339Seconds, targetHealth } from "../../src/convert/time.js";
+import {
+  headTimeSeconds,
+  healthOf,
+  lastScrapeSeconds,
+  rfc3339Seconds,
+  targetHealth,
+} from "../../src/convert/time.js";
 
 describe("headTimeSeconds", () => {
   it("converts milliseconds to seconds", () => expect(headTimeSeconds(1_700_000_000_123)).toBe(1_700_000_000.123));
@@ -30,6 +36,38 @@ describe("lastScrapeSeconds and targetHealth", () => {
     expect(targetHealth("down", "", undefined)).toBe("down");
     expect(targetHealth("down", "", "garbage")).toBe("down");
   });
+});
+
+describe("healthOf", () => {
+  it("reads a target's lastScrape only when its health depends on it (a down target with no error)", () => {
+    const reads: string[] = [];
+    const target = (health: string, lastError: string, lastScrape: string) => ({
+      health,
+      lastError,
+      get lastScrape() {
+        reads.push(`${health}/${lastError}`);
+        return lastScrape;
+      },
+    });
+    expect(healthOf(target("up", "", "0001-01-01T00:00:00Z"))).toBe("up");
+    expect(healthOf(target("down", "EOF", "0001-01-01T00:00:00Z"))).toBe("down");
+    expect(healthOf(target("unknown", "", "0001-01-01T00:00:00Z"))).toBe("unknown");
+    expect(reads).toEqual([]);
+    expect(healthOf(target("down", "", "0001-01-01T00:00:00Z"))).toBe("unknown");
+    expect(reads).toEqual(["down/"]);
+  });
+  it("says what targetHealth says", () =>
+    fc.assert(
+      fc.property(
+        fc.constantFrom("up", "down", "unknown", ""),
+        fc.constantFrom("", "EOF", "server returned HTTP status 500"),
+        fc.option(fc.constantFrom("0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2026-11-26T17:00:00.1Z", "x"), {
+          nil: undefined,
+        }),
+        (health, lastError, lastScrape) =>
+          healthOf({ health, lastError, lastScrape }) === targetHealth(health, lastError, lastScrape),
+      ),
+    ));
 });
 
 describe("rfc3339Seconds", () => {
