@@ -1,12 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import {
-  headTimeSeconds,
-  healthOf,
-  lastScrapeSeconds,
-  rfc3339Seconds,
-  targetHealth,
-} from "../../src/convert/time.js";
+import { headTimeSeconds, healthOf, lastScrapeSeconds, rfc3339Seconds, targetHealth } from "../../src/convert/time.js";
 
 describe("headTimeSeconds", () => {
   it("converts milliseconds to seconds", () => expect(headTimeSeconds(1_700_000_000_123)).toBe(1_700_000_000.123));
