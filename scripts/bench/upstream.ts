@@ -3,7 +3,7 @@
 // read in Prometheus's code): every request gets the next round, with its scrape times moved on by one
 // interval, new scrape durations, pools sorted and each pool's targets in a new order; labels, pools
 // and URLs are the same bytes in every round. Answers are gzipped when asked and sent chunked, as
-// Prometheus sends them. The tsdb answer is one fixed answer.
+// Prometheus sends them (plain in one chunk, gzip in 2048-byte ones). The tsdb answer is one fixed answer.
 //
 // Each round is assembled from bytes built once (a few hundred ms at 100k targets, gzip about four
 // times that): the next round is prepared as soon as an answer has been sent, in the encoding last
@@ -24,6 +24,7 @@ const targets = new TargetsRounds(Number(values.targets));
 const tsdb = Buffer.from(tsdbAnswer(Number(values.limit)));
 const tsdbGzip = gzipSync(tsdb);
 const gzip = promisify(gzipAsync);
+const GO_CHUNK_BYTES = 2048;
 
 /** The next round to serve. */
 let round = 0;
@@ -37,7 +38,17 @@ const build = (r: number, zip: boolean): Promise<Buffer> => {
 
 function send(res: ServerResponse, body: Buffer, zip: boolean): void {
   res.writeHead(200, { "content-type": "application/json", ...(zip ? { "content-encoding": "gzip" } : {}) });
-  res.write(body); // no Content-Length: chunked, as a Go handler's large answer goes
+  // No Content-Length: chunked, as a Go handler's large answer goes. Plain, one chunk (api.go writes the
+  // encoded answer in one Write, which net/http passes through whole); gzip, 2048-byte chunks, as
+  // net/http's response buffer (server.go, bufferBeforeChunkingSize) takes the gzip writer's small
+  // writes: measured on Debian's Prometheus 2.42, a 0.9 MB targets answer came in one chunk plain and in
+  // 2048-byte chunks gzipped.
+  if (!zip) res.write(body);
+  else {
+    res.cork();
+    for (let at = 0; at < body.length; at += GO_CHUNK_BYTES) res.write(body.subarray(at, at + GO_CHUNK_BYTES));
+    res.uncork();
+  }
   res.end();
 }
 

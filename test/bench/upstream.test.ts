@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUpstream } from "../../scripts/bench/processes.js";
 
@@ -52,6 +53,15 @@ describe("bench upstream: /api/v1/targets over time", () => {
       ["gzip", "chunked"],
       [null, "chunked"],
     ]);
+  });
+
+  it("sends plain in one chunk and gzip in 2048-byte chunks, as Prometheus 2.42 did (measured)", async () => {
+    const plain = await chunkSizes(upstream.url, "identity");
+    const gzip = await chunkSizes(upstream.url, "gzip");
+    expect(plain.length).toBe(1);
+    expect(gzip.length).toBeGreaterThan(10);
+    expect(gzip.slice(0, -1).every((n) => n === 2048)).toBe(true);
+    expect(gzip.at(-1)).toBeLessThanOrEqual(2048);
   });
 
   it("lists the same targets with the same labels, pool and URLs in consecutive answers", () => {
@@ -110,3 +120,27 @@ describe("bench upstream: /api/v1/targets over time", () => {
     }
   });
 });
+
+/** The sizes of the HTTP chunks of one /api/v1/targets answer, read off the wire. */
+async function chunkSizes(url: string, encoding: string): Promise<number[]> {
+  const { hostname, port } = new URL(url);
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const parts: Buffer[] = [];
+    socket.on("data", (part) => parts.push(part));
+    socket.on("end", () => resolve(Buffer.concat(parts)));
+    socket.on("error", reject);
+    socket.write(
+      `GET /api/v1/targets HTTP/1.1\r\nHost: ${hostname}\r\nAccept-Encoding: ${encoding}\r\nConnection: close\r\n\r\n`,
+    );
+  });
+  const sizes: number[] = [];
+  let at = raw.indexOf("\r\n\r\n") + 4;
+  for (;;) {
+    const line = raw.indexOf("\r\n", at);
+    const size = Number.parseInt(raw.subarray(at, line).toString("latin1"), 16);
+    if (!(size > 0)) return sizes;
+    sizes.push(size);
+    at = line + 2 + size + 2;
+  }
+}
