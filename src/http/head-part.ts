@@ -1,5 +1,5 @@
 import { crc32 } from "node:zlib";
-import { type DeflatedText, deflateSegmentSync } from "../exposition/gzip-stream.js";
+import { type DeflatedText, deflateSegmentSync, storedSegment } from "../exposition/gzip-stream.js";
 
 /** A part of a scrape's head as served: its bytes, and as deflate data with their CRC-32 once asked for. */
 export interface HeadPart {
@@ -7,6 +7,13 @@ export interface HeadPart {
   readonly bytes: Buffer;
   deflated(): DeflatedText;
 }
+
+/**
+ * A part up to this size goes into a gzip scrape stored, not compressed: the exporter's own metrics
+ * change every scrape, and a few KB sent as they are cost less than compressing them each time (the
+ * 100k-target scrape is 4.2 MB; a part of one source's own metrics ~10 KB, ~2 KB compressed).
+ */
+export const STORED_PART_BYTES = 16 * 1024;
 
 export function headPart(text: string): HeadPart {
   const bytes = Buffer.from(text);
@@ -16,7 +23,11 @@ export function headPart(text: string): HeadPart {
     text,
     bytes,
     deflated() {
-      deflated ??= { segments: [deflateSegmentSync(bytes)], crc: crc32(bytes), length: bytes.length };
+      deflated ??= {
+        segments: [bytes.length <= STORED_PART_BYTES ? storedSegment(bytes) : deflateSegmentSync(bytes)],
+        crc: crc32(bytes),
+        length: bytes.length,
+      };
       return deflated;
     },
   };

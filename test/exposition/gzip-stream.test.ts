@@ -9,6 +9,7 @@ import {
   GZIP_HEADER,
   gzipMember,
   gzipTrailer,
+  storedSegment,
 } from "../../src/exposition/gzip-stream.js";
 
 describe("gzip-stream", () => {
@@ -68,5 +69,24 @@ describe("gzip-stream", () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it("joins stored segments (several blocks past 64 KiB, or none) with compressed ones", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.uint8Array({ maxLength: 2000 })), { maxLength: 6 }), (pieces) => {
+        const plain = Buffer.concat(pieces.map(([, p]) => p));
+        const segments = pieces.map(([stored, p]) => (stored ? storedSegment(p) : deflateSegmentSync(p)));
+        const member = Buffer.concat([GZIP_HEADER, ...segments, FINAL_BLOCK, gzipTrailer(crc32(plain), plain.length)]);
+        expect(gunzipSync(member).equals(plain)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+    const big = Buffer.from(Array.from({ length: 150_000 }, (_, i) => 0x61 + (i % 26)));
+    const segment = storedSegment(big);
+    expect(segment.length).toBe(big.length + 5 * 3);
+    const member = Buffer.concat([GZIP_HEADER, segment, FINAL_BLOCK, gzipTrailer(crc32(big), big.length)]);
+    expect(gunzipSync(member).equals(big)).toBe(true);
+    expect(spawnSync("gzip", ["-t"], { input: member }).status).toBe(0);
+    expect(storedSegment(new Uint8Array(0))).toEqual(Buffer.from([0, 0, 0, 0xff, 0xff])); // a sync flush's marker
   });
 });
