@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
       onceEnded(req, res, readMembers(packedMembers(sources.parts)));
       res.vary("Accept-Encoding").status(200).type(deps.processMetrics.contentType);
       if (sources.gzip && req.acceptsEncodings("gzip") === "gzip") {
-        // One gzip member: the runtime's part compressed once a second, the exporter's own per scrape,
+        // One gzip member: the runtime's and the exporter's own parts (stored, head-part.ts),
         // the sources' members as kept (exposition/gzip-stream.ts).
         const body = gzipMember([
           runtime.deflated(),
