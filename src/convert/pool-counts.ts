@@ -39,6 +39,13 @@ export class PoolCounts {
   /** The pool of the last target, as the answer named it: an answer lists a pool's targets together. */
   private lastRaw: string | undefined;
   private last: PoolSummary | undefined;
+  /**
+   * Targets of the same pool and health in a row, not yet added to the pool's count: most of a pool's
+   * targets are up, so a count is updated once per run rather than twice per target.
+   */
+  private run = 0;
+  private runHealth = "";
+  private runPool: PoolSummary | undefined;
 
   /** Pools met so far. */
   get size(): number {
@@ -58,8 +65,12 @@ export class PoolCounts {
       this.lastRaw = scrapePool;
       this.last = pool;
     }
-    const written = wellFormed(health);
-    pool.byHealth.set(written, (pool.byHealth.get(written) ?? 0) + 1);
+    if (pool !== this.runPool || health !== this.runHealth) {
+      this.countRun();
+      this.runPool = pool;
+      this.runHealth = health;
+    }
+    this.run++;
     if (health === "down") {
       const reason = classifyScrapeError(lastError);
       pool.downBy.set(reason, (pool.downBy.get(reason) ?? 0) + 1);
@@ -67,11 +78,21 @@ export class PoolCounts {
     return pool;
   }
 
+  private countRun(): void {
+    const pool = this.runPool;
+    if (pool && this.run > 0) {
+      const written = wellFormed(this.runHealth);
+      pool.byHealth.set(written, (pool.byHealth.get(written) ?? 0) + this.run);
+    }
+    this.run = 0;
+  }
+
   /**
    * The per-pool families: pools by name, whatever order the answer listed them in. `dropped`
    * undefined: the server's list of dropped targets says nothing sure (VictoriaMetrics), none published.
    */
   samples(dropped: DroppedTargets | undefined, perTarget: boolean): SampleSet {
+    this.countRun();
     const out = new SampleSet();
     for (const [pool, summary] of [...this.pools].sort(([a], [b]) => compare(a, b))) {
       for (const [health, n] of summary.byHealth) out.add(TARGETS.count.name, { scrape_pool: pool, health }, n);
