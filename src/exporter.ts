@@ -76,6 +76,7 @@ export class Exporter {
       log,
       telemetryPath: flags.telemetryPath,
       maxRequests: flags.webMaxRequests,
+      stallTimeoutMs: flags.webStallTimeoutMs,
       scrapeMetrics: createScrapeMetrics(processMetrics.registry),
       enableLifecycle: flags.enableLifecycle,
       processMetrics,

@@ -27,6 +27,8 @@ export interface Flags {
   probeMaxConcurrent: number;
   /** Requests of the telemetry path served at once, 0 for no limit; more are answered 503 (--web.max-requests). */
   webMaxRequests: number;
+  /** A response of the telemetry path its client reads nothing of for this long is closed; 0: never (--web.stall-timeout). */
+  webStallTimeoutMs: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
   help: boolean;
@@ -36,6 +38,8 @@ export interface Flags {
 export const DEFAULT_LISTEN_ADDRESS = ":9816";
 // As node_exporter's --web.max-requests (node_exporter.go, v1.12.1).
 export const DEFAULT_WEB_MAX_REQUESTS = 40;
+// Far longer than any scrape's timeout: a scraper that reads nothing for this long has gone.
+export const DEFAULT_WEB_STALL_TIMEOUT = "1m";
 
 export const USAGE = `Usage: prometheus-status-exporter [flags]
 
@@ -47,6 +51,8 @@ Flags:
   --web.telemetry-path=PATH     path of the metrics (default /metrics)
   --web.max-requests=N          requests of the metrics path served at once; more are answered 503
                                 (0: no limit; default ${DEFAULT_WEB_MAX_REQUESTS})
+  --web.stall-timeout=DUR       close a response of the metrics path whose client reads nothing of it for
+                                this long, freeing its place (0s: never; default ${DEFAULT_WEB_STALL_TIMEOUT})
   --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
   --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it, or
                                 whose parse it could not hold (estimated first), are refused as too_large
@@ -82,6 +88,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
         "web.telemetry-path": { type: "string", default: "/metrics" },
         "web.max-requests": { type: "string", default: String(DEFAULT_WEB_MAX_REQUESTS) },
+        "web.stall-timeout": { type: "string", default: DEFAULT_WEB_STALL_TIMEOUT },
         "web.enable-lifecycle": { type: "boolean", default: false },
         "decoder.memory-limit": { type: "string", default: `${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB` },
         "probe.timeout-offset": { type: "string", default: "500ms" },
@@ -133,6 +140,11 @@ export function parseFlags(argv: readonly string[]): Flags {
       `--web.max-requests: expected a whole number such as 40 (0 for no limit), got "${maxRequests}"`,
     );
   }
+  const stall = values["web.stall-timeout"] as string;
+  const webStallTimeoutMs = parseDuration(stall);
+  if (webStallTimeoutMs === undefined) {
+    throw new FlagError(`--web.stall-timeout: expected a duration such as 1m or 30s (0s: never), got "${stall}"`);
+  }
   return {
     configFile: values["config.file"] as string,
     configCheck: values["config.check"] === true,
@@ -145,6 +157,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     probeTimeoutOffsetMs,
     probeMaxConcurrent,
     webMaxRequests: Number(maxRequests),
+    webStallTimeoutMs,
     logLevel: logLevel as LogLevel,
     logFormat: logFormat as LogFormat,
     help: values.help === true,

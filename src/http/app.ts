@@ -21,6 +21,8 @@ export interface AppDeps {
   telemetryPath: string;
   /** Requests of the telemetry path served at once (--web.max-requests); absent or 0: no limit. */
   maxRequests?: number;
+  /** A telemetry response its client reads nothing of for this long is closed (--web.stall-timeout); absent or 0: never. */
+  stallTimeoutMs?: number;
   /** Where the telemetry path's requests are counted; absent: not counted. */
   scrapeMetrics?: ScrapeMetrics;
   /** Whether POST /-/reload is allowed (--web.enable-lifecycle). */
@@ -68,6 +70,13 @@ export function createApp(deps: AppDeps): Express {
   // After basic auth: a client that may not scrape cannot take a scrape's place.
   app.get(deps.telemetryPath, requestLimit(deps.maxRequests ?? 0, deps.scrapeMetrics), async (req, res, next) => {
     try {
+      // A client that stopped reading would otherwise keep its place (and what its response holds) for good.
+      const stallMs = deps.stallTimeoutMs ?? 0;
+      if (stallMs > 0)
+        res.setTimeout(stallMs, () => {
+          deps.log.debug({ remote: req.socket.remoteAddress, stallMs }, "closed a scrape its client stopped reading");
+          res.destroy();
+        });
       // The exporter's own metrics (a few KB) come first; the sources' part is served as cached.
       const [runtimeText, ownText] = await deps.processMetrics.metrics();
       const runtime = runtimePart(runtimeText);

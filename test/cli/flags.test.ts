@@ -13,7 +13,13 @@ describe("parseFlags", () => {
       probeTimeoutOffsetMs: 500,
       probeMaxConcurrent: 8 * availableParallelism(),
       webMaxRequests: 40,
+      webStallTimeoutMs: 60_000,
     });
+  });
+
+  it("takes --web.stall-timeout as a duration, 0s for never", () => {
+    expect(parseFlags(["--web.stall-timeout=30s"]).webStallTimeoutMs).toBe(30_000);
+    expect(parseFlags(["--web.stall-timeout=0s"]).webStallTimeoutMs).toBe(0);
   });
 
   it("takes --web.max-requests as a whole number, 0 for no limit", () => {
@@ -59,6 +65,8 @@ describe("parseFlags", () => {
     [["--web.max-requests=2.5"], /--web.max-requests: expected a whole number such as 40/],
     [["--web.max-requests=lots"], /--web.max-requests: expected a whole number such as 40/],
     [["--web.max-requests="], /--web.max-requests: expected a whole number such as 40/],
+    [["--web.stall-timeout=5"], /--web.stall-timeout: expected a duration such as 1m or 30s \(0s: never\), got "5"/],
+    [["--web.stall-timeout=-1s"], /--web.stall-timeout: expected a duration/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);

@@ -327,3 +327,77 @@ describe("/metrics with --web.max-requests", () => {
     await servedWhenFree(url, { headers: { authorization } }, 3000);
   });
 });
+
+describe("/metrics with --web.stall-timeout", () => {
+  it("closes a scrape its client stopped reading, freeing its place", async () => {
+    const { port, url } = await serve(() => LARGE, { maxRequests: 1, stallTimeoutMs: 300 });
+    const stalled = await stalledScrape(port);
+    expect(stalled.status).toBe("HTTP/1.1 200 OK");
+    // The client reads nothing more (its socket stays paused and open): its place is held, then given back.
+    const refused = await fetch(url);
+    expect(refused.status).toBe(503);
+    await refused.text();
+    const text = await servedWhenFree(url, {}, 5000);
+    expect(text.length).toBeGreaterThan(LARGE.length);
+  });
+
+  it("leaves a client that reads, however slowly", async () => {
+    const { port } = await serve(() => LARGE, { maxRequests: 1, stallTimeoutMs: 300 });
+    const { socket, status } = await stalledScrape(port);
+    expect(status).toBe("HTTP/1.1 200 OK");
+    let closed = false;
+    socket.once("close", () => {
+      closed = true;
+    });
+    // A little every 100 ms for 1.5 s: never 300 ms without reading.
+    const chunk = (): Promise<void> =>
+      new Promise((resolve) => {
+        socket.once("data", () => {
+          socket.pause();
+          resolve();
+        });
+        socket.resume();
+      });
+    for (let i = 0; i < 15; i++) {
+      await chunk();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(closed).toBe(false);
+  });
+
+  it("leaves a kept-alive connection waiting for the next scrape once one is whole", async () => {
+    const { port } = await serve(() => SMALL, { stallTimeoutMs: 300 });
+    const socket = connect(port, "127.0.0.1");
+    held.push(socket);
+    expect(await twoScrapesOneConnection(socket, 600)).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
+  });
+});
+
+/** Two scrapes on one connection, `pauseMs` apart once the first was read whole: their status lines. */
+async function twoScrapesOneConnection(socket: Socket, pauseMs: number): Promise<string[]> {
+  const statuses: string[] = [];
+  let received = Buffer.alloc(0);
+  const whole = () =>
+    new Promise<void>((resolve, reject) => {
+      const onData = (piece: Buffer) => {
+        received = Buffer.concat([received, piece]);
+        const head = received.indexOf("\r\n\r\n");
+        if (head < 0) return;
+        const length = Number(/content-length: (\d+)/i.exec(received.subarray(0, head).toString("latin1"))?.[1]);
+        if (received.length < head + 4 + length) return;
+        statuses.push(received.subarray(0, received.indexOf("\r\n")).toString("latin1"));
+        received = received.subarray(head + 4 + length);
+        socket.off("data", onData);
+        resolve();
+      };
+      socket.on("data", onData);
+      socket.once("close", () => reject(new Error(`closed after ${statuses.length} answers`)));
+    });
+  const request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  socket.write(request);
+  await whole();
+  await new Promise((r) => setTimeout(r, pauseMs));
+  socket.write(request);
+  await whole();
+  return statuses;
+}
