@@ -5,6 +5,7 @@ import { POLL } from "../convert/families.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";
+import { LastBytes } from "../lib/last-bytes.js";
 import { classifyError } from "../upstream/classify-error.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
@@ -226,22 +227,17 @@ async function streamed(
 ): Promise<[PackedResult | "gave-up", Received]> {
   const stream = decoder.openStream(endpoint, options);
   let received: Received;
-  const tail: Buffer[] = [];
-  let tailBytes = 0;
+  const tail = new LastBytes(TAIL_BYTES);
   try {
     received = await streamBody(url, fetchOptions, (chunk) => {
-      const end = Buffer.from(chunk.subarray(Math.max(0, chunk.length - TAIL_BYTES)));
-      tail.push(end);
-      tailBytes += end.length;
-      // Pieces no longer needed for the last TAIL_BYTES go.
-      while (tailBytes - (tail[0]?.length ?? 0) >= TAIL_BYTES) tailBytes -= tail.shift()?.length ?? 0;
+      tail.keep(chunk);
       return stream.write(chunk);
     });
   } catch (error) {
     stream.abort();
     throw error;
   }
-  onTail(Buffer.concat(tail).subarray(-TAIL_BYTES).toString("latin1"));
+  onTail(tail.bytes().toString("latin1"));
   const end = await stream.end(timeLeft());
   return [end.gaveUp ? "gave-up" : end.result, received];
 }

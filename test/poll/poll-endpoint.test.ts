@@ -295,6 +295,28 @@ describe("pollEndpoint request settings", () => {
 });
 
 describe("pollEndpoint at scale", () => {
+  it("tells Thanos Query from the warnings at the end of a streamed targets answer, across pieces", async () => {
+    // Thanos Query's Respond (pkg/api/api.go, v0.42.4) writes `warnings` after `data`, at the top level.
+    const answer = Buffer.from(targetsAnswer(500).replace(/\}\s*$/, ',"warnings":["partial response"]}'));
+    const quiet = Buffer.from(targetsAnswer(500));
+    for (const [body, flavor] of [
+      [answer, "thanos"],
+      [quiet, undefined],
+    ] as const) {
+      // In pieces of 5000 bytes, each written apart: the last bytes of the answer span several.
+      const up = await serve((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        for (let at = 0; at < body.length; at += 5000) res.write(body.subarray(at, at + 5000));
+        res.end();
+      });
+      const outcome = await pollEndpoint(sourceConfig({ url: up.url }), "targets");
+      expect(outcome.ok).toBe(true);
+      expect(outcome.clue?.flavor).toBe(flavor);
+      await up.close();
+      upstream = undefined;
+    }
+  });
+
   it("streams a large answer to a decoder thread, with the same result as decoding it whole", async () => {
     const big = targetsAnswer(3000);
     expect(Buffer.byteLength(big)).toBeGreaterThan(1_000_000);
