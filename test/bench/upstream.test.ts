@@ -64,6 +64,18 @@ describe("bench upstream: /api/v1/targets over time", () => {
     expect(gzip.at(-1)).toBeLessThanOrEqual(2048);
   });
 
+  it("sends a small answer (tsdb) with a Content-Length, not chunked, as Prometheus 2.42 did (measured)", async () => {
+    for (const encoding of ["gzip", "identity"]) {
+      const res = await fetch(`${upstream.url}/api/v1/status/tsdb`, { headers: { "accept-encoding": encoding } });
+      const body = Buffer.from(await res.arrayBuffer()); // gunzipped by fetch
+      expect(res.headers.get("transfer-encoding")).toBeNull();
+      const length = Number(res.headers.get("content-length"));
+      expect(length).toBeGreaterThan(0);
+      expect(length).toBeLessThanOrEqual(2048);
+      if (encoding === "identity") expect(length).toBe(body.length);
+    }
+  });
+
   it("lists the same targets with the same labels, pool and URLs in consecutive answers", () => {
     for (const [a, b] of pairs()) {
       expect(a).toHaveLength(TARGETS);
