@@ -3,3 +3,4 @@ export function dockerfileNodeMajor(): number;
 export function nodeBinary(major: number): string;
 export function dockerfileEnv(): Record<string, string>;
 export function dockerfileNodeFlags(): string[];
+export function runtimeEnv(major: number, base?: Record<string, string | undefined>): Record<string, string>;

@@ -56,6 +56,17 @@ export function dockerfileNodeFlags() {
   return args.slice(0, script);
 }
 
+/**
+ * What a runtime's test run adds to the environment: for the image's major, the image's environment and
+ * its ENTRYPOINT's node options (in NODE_OPTIONS, so the daemons and workers the tests start get them too),
+ * since what users run is that runtime under that environment; nothing for the others.
+ */
+export function runtimeEnv(major, base = process.env) {
+  if (major !== dockerfileNodeMajor()) return {};
+  const options = [base.NODE_OPTIONS, ...dockerfileNodeFlags()].filter(Boolean).join(" ");
+  return { ...dockerfileEnv(), NODE_OPTIONS: options };
+}
+
 /** A node binary of this major: the running one if it matches, else one installed into .runtimes/. */
 export function nodeBinary(major) {
   if (Number(process.versions.node.split(".")[0]) === major) return process.execPath;
@@ -97,6 +108,7 @@ function runSuite(major, vitestArgs) {
       stdio: "inherit",
       env: {
         ...process.env,
+        ...runtimeEnv(major),
         // Whatever the tests start with a plain `node` runs on the runtime under test too.
         PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`,
         PROMSTATUS_TEST_NODE_MAJORS: runtimeMajors().join(","),

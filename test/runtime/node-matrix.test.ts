@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { dockerfileEnv, dockerfileNodeFlags, dockerfileNodeMajor, runtimeMajors } from "../../scripts/test-matrix.mjs";
+import {
+  dockerfileEnv,
+  dockerfileNodeFlags,
+  dockerfileNodeMajor,
+  runtimeEnv,
+  runtimeMajors,
+} from "../../scripts/test-matrix.mjs";
 
 // The suite must run on the Node.js the image ships, not only on the one of the machine that runs it.
 const root = new URL("../../", import.meta.url);
@@ -31,6 +37,24 @@ describe("the Node.js test matrix", () => {
     expect(env).toContain("MALLOC_ARENA_MAX=1");
     expect(pkg.scripts.start).toBe([...env, "node", ...options, "dist/main.js"].join(" "));
   });
+
+  it("tests the image's runtime under the image's environment and node options, the floor without", () => {
+    const image = runtimeEnv(dockerfileNodeMajor(), { NODE_OPTIONS: "--trace-warnings" });
+    expect(image).toMatchObject({ NODE_ENV: "production", MALLOC_ARENA_MAX: "1", MALLOC_MMAP_THRESHOLD_: "131072" });
+    expect(image.NODE_OPTIONS).toBe(["--trace-warnings", ...dockerfileNodeFlags()].join(" "));
+    expect(runtimeEnv(dockerfileNodeMajor(), {}).NODE_OPTIONS).toBe(dockerfileNodeFlags().join(" "));
+    const floor = runtimeMajors()[0] as number;
+    if (floor !== dockerfileNodeMajor()) expect(runtimeEnv(floor)).toEqual({});
+  });
+
+  // Only in the matrix's run of the image's major: this process was started as the image starts node.
+  it.runIf(process.env.PROMSTATUS_TEST_NODE_MAJORS !== undefined && major(process.version) === dockerfileNodeMajor())(
+    "runs the image's major with the image's environment",
+    () => {
+      expect(process.env.MALLOC_ARENA_MAX).toBe("1");
+      expect(process.env.NODE_OPTIONS).toContain("--max-semi-space-size=4");
+    },
+  );
 
   it("tests the oldest Node.js package.json supports", () => {
     expect(runtimeMajors()[0]).toBe(Number(/^>=(\d+)(?:\.\d+)*$/.exec(pkg.engines.node)?.[1]));
