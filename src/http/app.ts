@@ -54,6 +54,14 @@ export function createApp(deps: AppDeps): Express {
     res.set("X-Content-Type-Options", "nosniff");
     next();
   });
+  if ((deps.stallTimeoutMs ?? 0) > 0)
+    // --web.stall-timeout is the connection's idle timeout while a scrape is answered, and a response
+    // queued behind it (pipelined) inherits it when it takes the connection: a slow /probe was cut. Put
+    // back Node's own then (server.timeout, never set here: none); a queued scrape sets its own after this.
+    app.use((_req, res, next) => {
+      if (!res.socket) res.once("socket", (socket) => socket.setTimeout(0));
+      next();
+    });
   app.use(clientCertCheck(() => deps.webConfig().tls?.clientAuthType));
   // Health and readiness say nothing worth protecting, and Kubernetes probes carry no credentials:
   // they answer without basic auth (unlike exporter-toolkit, which guards every path). TLS still applies.

@@ -371,6 +371,31 @@ describe("/metrics with --web.stall-timeout", () => {
     held.push(socket);
     expect(await twoScrapesOneConnection(socket, 600)).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
   });
+
+  it("leaves a request pipelined behind a scrape to Node's own timeouts", async () => {
+    // A probe that answers after three stall timeouts of silence on the connection.
+    const { port } = await serve(() => SMALL, {
+      stallTimeoutMs: 300,
+      probe: async () => {
+        await new Promise((r) => setTimeout(r, 900));
+        return { status: 200, type: "text", body: "probed\n" };
+      },
+    });
+    const socket = connect(port, "127.0.0.1");
+    held.push(socket);
+    let received = "";
+    socket.on("data", (piece: Buffer) => {
+      received += piece.toString("latin1");
+    });
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    // Both in one write: the probe's response waits behind the scrape's and takes its connection after it.
+    socket.write(
+      "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /probe?target=x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    await closed;
+    expect(received.match(/^HTTP\/1\.1 \d+/gm)).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
+    expect(received.endsWith("probed\n")).toBe(true);
+  });
 });
 
 /** Two scrapes on one connection, `pauseMs` apart once the first was read whole: their status lines. */
