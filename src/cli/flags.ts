@@ -40,6 +40,7 @@ export const DEFAULT_LISTEN_ADDRESS = ":9816";
 export const DEFAULT_WEB_MAX_REQUESTS = 40;
 // Far longer than any scrape's timeout: a scraper that reads nothing for this long has gone.
 export const DEFAULT_WEB_STALL_TIMEOUT = "1m";
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const USAGE = `Usage: prometheus-status-exporter [flags]
 
@@ -144,6 +145,10 @@ export function parseFlags(argv: readonly string[]): Flags {
   const webStallTimeoutMs = parseDuration(stall);
   if (webStallTimeoutMs === undefined) {
     throw new FlagError(`--web.stall-timeout: expected a duration such as 1m or 30s (0s: never), got "${stall}"`);
+  }
+  // Node's timers hold 2^31-1 ms (~24.8 days): more was cut to that with a TimeoutOverflowWarning on stderr per scrape.
+  if (webStallTimeoutMs > MAX_TIMER_MS) {
+    throw new FlagError(`--web.stall-timeout: at most 24d (0s: never), got "${stall}"`);
   }
   return {
     configFile: values["config.file"] as string,

@@ -20,6 +20,7 @@ describe("parseFlags", () => {
   it("takes --web.stall-timeout as a duration, 0s for never", () => {
     expect(parseFlags(["--web.stall-timeout=30s"]).webStallTimeoutMs).toBe(30_000);
     expect(parseFlags(["--web.stall-timeout=0s"]).webStallTimeoutMs).toBe(0);
+    expect(parseFlags(["--web.stall-timeout=24d"]).webStallTimeoutMs).toBe(24 * 86_400_000);
   });
 
   it("takes --web.max-requests as a whole number, 0 for no limit", () => {
@@ -67,6 +68,7 @@ describe("parseFlags", () => {
     [["--web.max-requests="], /--web.max-requests: expected a whole number such as 40/],
     [["--web.stall-timeout=5"], /--web.stall-timeout: expected a duration such as 1m or 30s \(0s: never\), got "5"/],
     [["--web.stall-timeout=-1s"], /--web.stall-timeout: expected a duration/],
+    [["--web.stall-timeout=1y"], /--web.stall-timeout: at most 24d \(0s: never\), got "1y"/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);
