@@ -27,7 +27,7 @@ export interface Flags {
   probeMaxConcurrent: number;
   /** Requests of the telemetry path served at once, 0 for no limit; more are answered 503 (--web.max-requests). */
   webMaxRequests: number;
-  /** A response of the telemetry path its client reads nothing of for this long is closed; 0: never (--web.stall-timeout). */
+  /** A response of the telemetry path that makes no progress for this long is closed; 0: never (--web.stall-timeout). */
   webStallTimeoutMs: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -52,8 +52,9 @@ Flags:
   --web.telemetry-path=PATH     path of the metrics (default /metrics)
   --web.max-requests=N          requests of the metrics path served at once; more are answered 503
                                 (0: no limit; default ${DEFAULT_WEB_MAX_REQUESTS})
-  --web.stall-timeout=DUR       close a response of the metrics path whose client reads nothing of it for
-                                this long, freeing its place (0s: never; default ${DEFAULT_WEB_STALL_TIMEOUT})
+  --web.stall-timeout=DUR       close a response of the metrics path that makes no progress for this long
+                                (a write not taken: up to ~1 MiB plain, the whole answer gzipped), freeing
+                                its place (at most 24d; 0s: never; default ${DEFAULT_WEB_STALL_TIMEOUT})
   --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
   --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it, or
                                 whose parse it could not hold (estimated first), are refused as too_large

@@ -21,7 +21,7 @@ export interface AppDeps {
   telemetryPath: string;
   /** Requests of the telemetry path served at once (--web.max-requests); absent or 0: no limit. */
   maxRequests?: number;
-  /** A telemetry response its client reads nothing of for this long is closed (--web.stall-timeout); absent or 0: never. */
+  /** A telemetry response that makes no progress for this long is closed (--web.stall-timeout); absent or 0: never. */
   stallTimeoutMs?: number;
   /** Where the telemetry path's requests are counted; absent: not counted. */
   scrapeMetrics?: ScrapeMetrics;
@@ -79,6 +79,8 @@ export function createApp(deps: AppDeps): Express {
   app.get(deps.telemetryPath, requestLimit(deps.maxRequests ?? 0, deps.scrapeMetrics), async (req, res, next) => {
     try {
       // A client that stopped reading would otherwise keep its place (and what its response holds) for good.
+      // The connection's idle timeout: Node counts a write as progress once it is taken whole, so this is
+      // the time each write may take (a member of ~1 MiB plain, the whole answer gzipped, exposition-body.ts).
       const stallMs = deps.stallTimeoutMs ?? 0;
       if (stallMs > 0)
         res.setTimeout(stallMs, () => {

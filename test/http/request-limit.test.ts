@@ -341,7 +341,7 @@ describe("/metrics with --web.stall-timeout", () => {
     expect(text.length).toBeGreaterThan(LARGE.length);
   });
 
-  it("leaves a client that reads, however slowly", async () => {
+  it("leaves a client that keeps taking what is written (each write within the timeout)", async () => {
     const { port } = await serve(() => LARGE, { maxRequests: 1, stallTimeoutMs: 300 });
     const { socket, status } = await stalledScrape(port);
     expect(status).toBe("HTTP/1.1 200 OK");
