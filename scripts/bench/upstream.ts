@@ -37,22 +37,19 @@ const build = (r: number, zip: boolean): Promise<Buffer> => {
   return zip ? gzip(plain) : Promise.resolve(plain);
 };
 
+// As Go's net/http sends a handler's answer (server.go; measured on Debian's Prometheus 2.42): one that fits
+// its 2048-byte response buffer when the handler returns with a Content-Length (the tsdb answer, 1952 bytes
+// plain, 585 gzipped); a larger one chunked: plain in one chunk (api.go writes the encoded answer in one
+// Write, passed through whole), gzip in 2048-byte chunks (the buffer, bufferBeforeChunkingSize, takes the
+// gzip writer's small writes; a 0.9 MB targets answer). Not corked: Node 24 joins the writes made while
+// corked into one chunk (Node 20 kept them apart).
 function send(res: ServerResponse, body: Buffer, zip: boolean): void {
-  // An answer that fits net/http's response buffer when the handler returns goes with a Content-Length
-  // (server.go, chunkWriter.writeHeader): measured on Debian's Prometheus 2.42, the tsdb answer (1952
-  // bytes plain, 585 gzipped) had one, the targets answer none.
   const whole = body.length <= GO_CHUNK_BYTES ? { "content-length": String(body.length) } : {};
   res.writeHead(200, {
     "content-type": "application/json",
     ...(zip ? { "content-encoding": "gzip" } : {}),
     ...whole,
   });
-  // Otherwise no Content-Length: chunked, as a Go handler's large answer goes. Plain, one chunk (api.go writes the
-  // encoded answer in one Write, which net/http passes through whole); gzip, 2048-byte chunks, as
-  // net/http's response buffer (server.go, bufferBeforeChunkingSize) takes the gzip writer's small
-  // writes: measured on Debian's Prometheus 2.42, a 0.9 MB targets answer came in one chunk plain and in
-  // 2048-byte chunks gzipped.
-  // Not corked: Node 24 joins the writes made while corked into one chunk (Node 20 kept them apart).
   if (!zip) res.write(body);
   else for (let at = 0; at < body.length; at += GO_CHUNK_BYTES) res.write(body.subarray(at, at + GO_CHUNK_BYTES));
   res.end();

@@ -14,6 +14,7 @@ import { headPart, lastHeadPart } from "./head-part.js";
 import { type LandingPageInfo, landingPage } from "./landing-page.js";
 import { onceEnded } from "./once-ended.js";
 import { requestLimit } from "./request-limit.js";
+import { closeWhenStalled, resetInheritedTimeout } from "./stall-timeout.js";
 import type { WebConfig } from "./web-config.js";
 
 export interface AppDeps {
@@ -54,14 +55,7 @@ export function createApp(deps: AppDeps): Express {
     res.set("X-Content-Type-Options", "nosniff");
     next();
   });
-  if ((deps.stallTimeoutMs ?? 0) > 0)
-    // --web.stall-timeout is the connection's idle timeout while a scrape is answered, and a response
-    // queued behind it (pipelined) inherits it when it takes the connection: a slow /probe was cut. Put
-    // back Node's own then (server.timeout, never set here: none); a queued scrape sets its own after this.
-    app.use((_req, res, next) => {
-      if (!res.socket) res.once("socket", (socket) => socket.setTimeout(0));
-      next();
-    });
+  if ((deps.stallTimeoutMs ?? 0) > 0) app.use(resetInheritedTimeout);
   app.use(clientCertCheck(() => deps.webConfig().tls?.clientAuthType));
   // Health and readiness say nothing worth protecting, and Kubernetes probes carry no credentials:
   // they answer without basic auth (unlike exporter-toolkit, which guards every path). TLS still applies.
@@ -78,15 +72,7 @@ export function createApp(deps: AppDeps): Express {
   // After basic auth: a client that may not scrape cannot take a scrape's place.
   app.get(deps.telemetryPath, requestLimit(deps.maxRequests ?? 0, deps.scrapeMetrics), async (req, res, next) => {
     try {
-      // A client that stopped reading would otherwise keep its place (and what its response holds) for good.
-      // The connection's idle timeout: Node counts a write as progress once it is taken whole, so this is
-      // the time each write may take (a member of ~1 MiB plain, the whole answer gzipped, exposition-body.ts).
-      const stallMs = deps.stallTimeoutMs ?? 0;
-      if (stallMs > 0)
-        res.setTimeout(stallMs, () => {
-          deps.log.debug({ remote: req.socket.remoteAddress, stallMs }, "closed a scrape its client stopped reading");
-          res.destroy();
-        });
+      closeWhenStalled(res, deps.stallTimeoutMs ?? 0, deps.log);
       // The exporter's own metrics (a few KB) come first; the sources' part is served as cached.
       const [runtimeText, ownText] = await deps.processMetrics.metrics();
       const runtime = runtimePart(runtimeText);
