@@ -1,4 +1,5 @@
 import type { ActiveTarget, TargetsResponse } from "./payloads.js";
+import { RECORD, WasmTargetReader } from "./wasm/wasm-target-reader.js";
 
 // A single pass over the bytes of a `/api/v1/targets` answer that keeps only what is converted. Most of
 // an answer (discoveredLabels, scrapeUrl, globalUrl, the labels nobody reads) is checked as JSON and
@@ -373,6 +374,55 @@ class Scanner {
   }
 
   /**
+   * A target the WebAssembly reader read, its spans in `record`, set on `read` as target() sets it from
+   * the same bytes; the scanner moves on to `end`. That reader takes only a target with each field once,
+   * of the type read, and ASCII keys without escapes: what is left here is the strings' texts.
+   */
+  recordedTarget(read: TargetRead, record: Int32Array, end: number): void {
+    read.reset(this.b);
+    if (this.recordedSpan(record, RECORD.pool)) {
+      read.scrapePool = this.lastString(this.pool);
+      read.poolStart = this.start;
+      read.poolEnd = this.end;
+      read.poolFlags = record[RECORD.pool + 2] as number;
+    }
+    if (this.recordedSpan(record, RECORD.health)) read.health = this.lastHealth();
+    if (this.recordedSpan(record, RECORD.error)) read.lastError = this.lastString();
+    if (this.recordedSpan(record, RECORD.scrape)) {
+      read.lastScrapeStart = this.start;
+      read.lastScrapeEnd = this.end;
+      read.lastScrapeFlags = record[RECORD.scrape + 2] as number;
+    }
+    const durationStart = record[RECORD.duration] as number;
+    if (durationStart >= 0) {
+      const n = this.numberAt(durationStart, record[RECORD.duration + 1] as number);
+      if (Number.isFinite(n)) read.lastScrapeDuration = n;
+    }
+    if (this.recordedSpan(record, RECORD.interval)) read.scrapeInterval = this.lastString(this.interval);
+    if (this.recordedSpan(record, RECORD.timeout)) read.scrapeTimeout = this.lastString(this.timeout);
+    for (let k = 0, at = RECORD.labels; k < read.labelNames.length; k++, at += 3) {
+      const start = record[at] as number;
+      if (start < 0) continue;
+      read.labelStart[k] = start;
+      read.labelEnd[k] = record[at + 1] as number;
+      read.labelFlags[k] = record[at + 2] as number;
+    }
+    this.p = end;
+  }
+
+  /** Takes the span at `at` in the record as the last string read; false when it is absent. */
+  private recordedSpan(record: Int32Array, at: number): boolean {
+    const start = record[at] as number;
+    if (start < 0) return false;
+    this.start = start;
+    this.end = record[at + 1] as number;
+    const flags = record[at + 2] as number;
+    this.escaped = (flags & ESCAPED) !== 0;
+    this.wide = (flags & WIDE) !== 0;
+    return true;
+  }
+
+  /**
    * Only the labels the conversion reads, as spans. A value that is not a string gives up: the
    * reference then drops every label, unless a later duplicate key replaces that value (as a later
    * span replaces an earlier one here).
@@ -402,6 +452,10 @@ class Scanner {
 
   private health(): string {
     this.skipString();
+    return this.lastHealth();
+  }
+
+  private lastHealth(): string {
     for (const h of HEALTHS) if (this.lastIs(h.bytes)) return h.text;
     return this.decodeLast();
   }
@@ -557,6 +611,11 @@ class Scanner {
   private string(same?: Remembered): string {
     if (this.peek() !== QUOTE) giveUp();
     this.skipString();
+    return this.lastString(same);
+  }
+
+  /** The last string's text, reused from `same` when its bytes are the same. */
+  private lastString(same?: Remembered): string {
     if (this.start === this.end) return "";
     if (same === undefined) return this.decodeLast();
     if (!this.escaped && this.sameBytes(same)) return same.text;
@@ -637,7 +696,12 @@ class Scanner {
     this.skipWhitespace();
     const start = this.p;
     this.skipNumber();
-    return decimalValue(this.b, start, this.p) ?? Number(this.b.latin1Slice(start, this.p));
+    return this.numberAt(start, this.p);
+  }
+
+  /** The value of the number checked at [start, end). */
+  private numberAt(start: number, end: number): number {
+    return decimalValue(this.b, start, end) ?? Number(this.b.latin1Slice(start, end));
   }
 
   /** A number, or undefined (and the value passed) if it is something else. */
@@ -863,7 +927,11 @@ export class TargetsAnswerReader {
   /** The bytes of a value cut by a chunk's end, and how the value is to be read once whole. */
   private carry = Buffer.alloc(GUARD) as Bytes;
   /** Each chunk's bytes are read here, a piece at a time, with the guard after them. */
-  private readonly window = Buffer.alloc(WINDOW_BYTES + GUARD) as Bytes;
+  private readonly window: Bytes;
+  /** Reads the targets in the window that it can (undefined: the scanner reads them all). */
+  private readonly wasm: WasmTargetReader | undefined;
+  /** Active targets the WebAssembly reader read. */
+  wasmTargets = 0;
   private carried = 0;
   private carriedRead = Read.Skip;
   private readonly valueEnd = new ValueEnd();
@@ -876,9 +944,12 @@ export class TargetsAnswerReader {
     labelNames: readonly string[],
     private readonly onTarget: (target: TargetRead) => void,
     private readonly maxValueBytes = MAX_VALUE_BYTES,
+    useWasm = true,
   ) {
     this.scanner = new Scanner(new KeySet(labelNames));
     this.target = new TargetRead(labelNames);
+    this.wasm = useWasm ? WasmTargetReader.create(TARGET_FIELDS, labelNames, WINDOW_BYTES + GUARD) : undefined;
+    this.window = (this.wasm?.window ?? Buffer.alloc(WINDOW_BYTES + GUARD)) as Bytes;
   }
 
   /** Whether the reader has given up (further chunks are ignored). */
@@ -1073,8 +1144,19 @@ export class TargetsAnswerReader {
         return s.null();
       case Read.Counts:
         return s.counts();
-      case Read.Target:
+      case Read.Target: {
+        // In the window (not a value carried over from a chunk before), the WebAssembly reader first.
+        const wasm = this.wasm;
+        if (wasm !== undefined && s.b === this.window) {
+          const end = wasm.target(s.p, s.n);
+          if (end >= 0) {
+            s.recordedTarget(this.target, wasm.record, end);
+            this.wasmTargets++;
+            return true;
+          }
+        }
         return s.activeTarget(this.target);
+      }
       case Read.DroppedTarget:
         return s.droppedTarget();
       case Read.Warnings: {
@@ -1163,9 +1245,15 @@ export function scanTargetsAnswer(
   bytes: Uint8Array,
   labelNames: readonly string[],
   onTarget?: (target: TargetRead) => void,
+  useWasm = true,
 ): TargetsResponse | undefined {
   const active: ActiveTarget[] = [];
-  const reader = new TargetsAnswerReader(labelNames, onTarget ?? ((t) => active.push(t.toActiveTarget())));
+  const reader = new TargetsAnswerReader(
+    labelNames,
+    onTarget ?? ((t) => active.push(t.toActiveTarget())),
+    MAX_VALUE_BYTES,
+    useWasm,
+  );
   reader.write(bytes);
   const answer = reader.end();
   if (answer && !onTarget) answer.data.activeTargets = active;

@@ -736,3 +736,100 @@ describe("targets scanner: numbers", () => {
     );
   });
 });
+
+// --- the WebAssembly reader -------------------------------------------------------------------------
+
+/** Everything a target read hands over, spans included, per target; and how many the module read. */
+function readsOf(bytes: Buffer, cuts: readonly number[], useWasm: boolean, labelNames = READ_LABELS) {
+  const reads: unknown[] = [];
+  const reader = new TargetsAnswerReader(
+    labelNames,
+    (t) =>
+      reads.push([
+        t.toActiveTarget(),
+        [t.poolStart, t.poolEnd, t.poolFlags, t.lastScrapeStart, t.lastScrapeEnd, t.lastScrapeFlags],
+        [...t.labelStart],
+        [...t.labelEnd],
+        [...t.labelFlags],
+        t.plain(),
+      ]),
+    undefined,
+    useWasm,
+  );
+  let from = 0;
+  for (const cut of [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b)) {
+    reader.write(Buffer.from(bytes.subarray(from, cut)));
+    from = cut;
+  }
+  reader.write(Buffer.from(bytes.subarray(from)));
+  return { answer: reader.end(), reads, byWasm: reader.wasmTargets };
+}
+const READ_LABELS = ["job", "instance", "namespace", ...NON_ASCII_NAMES];
+
+describe("targets scanner: the WebAssembly reader", () => {
+  it("hands over every target exactly as the JavaScript scanner does, and gives up on the same answers", () => {
+    let targets = 0;
+    let byWasm = 0;
+    fc.assert(
+      fc.property(answer, spaces, fc.array(fc.nat(), { maxLength: 8 }), (json, ws, cuts) => {
+        const bytes = write(json, ws);
+        const wasm = readsOf(bytes, cuts, true);
+        const js = readsOf(bytes, cuts, false);
+        expect(wasm.answer).toEqual(js.answer);
+        expect(wasm.reads).toEqual(js.reads);
+        expect(js.byWasm).toBe(0);
+        if (wasm.answer) {
+          targets += wasm.reads.length;
+          byWasm += wasm.byWasm;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // Random answers are full of what the module leaves to the scanner; it must still read many itself.
+    expect(byWasm).toBeGreaterThan(0.2 * targets);
+  });
+
+  it.each(recorded())("reads %s as the JavaScript scanner does, wherever it is cut", (_name, text) => {
+    const bytes = Buffer.from(text);
+    expect(readsOf(bytes, [], false).answer).toBeDefined();
+    const step = Math.max(1, Math.floor(bytes.length / 200));
+    for (let at = 0; at <= bytes.length; at += step) {
+      const wasm = readsOf(bytes, [at], true);
+      const js = readsOf(bytes, [at], false);
+      expect(wasm.reads, `cut at ${at}`).toEqual(js.reads);
+      expect(wasm.answer).toEqual(js.answer);
+    }
+  });
+
+  it("reads nearly every target of a large answer itself: only those cut by a piece's end are the scanner's", () => {
+    const bytes = Buffer.from(targetsAnswer(3000));
+    const cuts = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => i * 65536);
+    const wasm = readsOf(bytes, cuts, true);
+    expect(wasm.reads).toEqual(readsOf(bytes, cuts, false).reads);
+    expect(wasm.reads).toHaveLength(3000);
+    expect(wasm.byWasm).toBeGreaterThan(3000 - cuts.length);
+  });
+
+  it("leaves every target to the scanner when a label name is longer than its key table takes", () => {
+    const long = "l".repeat(64);
+    const bytes = Buffer.from(
+      `{"status":"success","data":{"activeTargets":[{"labels":{"job":"j","${long}":"v"},"scrapePool":"j","health":"up"}]}}`,
+    );
+    const wasm = readsOf(bytes, [], true, ["job", long]);
+    expect(wasm.byWasm).toBe(0);
+    expect(wasm.answer).toBeDefined();
+    expect((wasm.reads[0] as [ActiveTarget])[0].labels).toEqual({ job: "j", [long]: "v" });
+  });
+
+  it("leaves deep nesting in a field nobody reads to the scanner, which decides as before", () => {
+    for (const depth of [60, 70, 5000]) {
+      const deep = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+      const bytes = Buffer.from(
+        `{"status":"success","data":{"activeTargets":[{"x":${deep},"labels":{"job":"j"},"scrapePool":"j","health":"up"}]}}`,
+      );
+      const wasm = readsOf(bytes, [], true);
+      expect(wasm.answer).toEqual(readsOf(bytes, [], false).answer);
+      expect(wasm.byWasm).toBe(depth < 64 ? 1 : 0);
+    }
+  });
+});

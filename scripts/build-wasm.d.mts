@@ -1,0 +1,2 @@
+export function compileTargetsScan(): Promise<Buffer>;
+export function moduleSource(bytes: Buffer): string;
