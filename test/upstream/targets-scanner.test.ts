@@ -810,6 +810,25 @@ describe("targets scanner: the WebAssembly reader", () => {
     expect(wasm.byWasm).toBeGreaterThan(3000 - cuts.length);
   });
 
+  it("reads two answers at once, piece by piece in turn, as it reads each alone (readers of the same labels share an instance)", () => {
+    const answers = [Buffer.from(targetsAnswer(400)), Buffer.from(targetsAnswer(400, 1))];
+    const alone = answers.map((bytes) => readsOf(bytes, [], true).reads);
+    const reads: unknown[][] = [[], []];
+    const readers = [0, 1].map(
+      (i) =>
+        new TargetsAnswerReader(READ_LABELS, (t) =>
+          (reads[i] as unknown[]).push([t.toActiveTarget(), t.poolStart, t.poolEnd, [...t.labelStart]]),
+        ),
+    );
+    for (let at = 0; at < Math.max(...answers.map((a) => a.length)); at += 3001)
+      for (const [i, bytes] of answers.entries()) readers[i]?.write(Buffer.from(bytes.subarray(at, at + 3001)));
+    for (const [i, reader] of readers.entries()) {
+      expect(reader.end()).toBeDefined();
+      expect(reader.wasmTargets).toBeGreaterThan(200); // a piece of 3001 bytes cuts about one target in four
+      expect((reads[i] as unknown[][]).map((r) => r[0])).toEqual((alone[i] as unknown[][]).map((r) => r[0]));
+    }
+  });
+
   it("leaves every target to the scanner when a label name is longer than its key table takes", () => {
     const long = "l".repeat(64);
     const bytes = Buffer.from(

@@ -1,10 +1,19 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compileTargetsScan, moduleSource } from "../../scripts/build-wasm.mjs";
+import { WasmTargetReader } from "../../src/upstream/wasm/wasm-target-reader.js";
 
 describe("the targets reader's WebAssembly module", () => {
   it("is what assembly/targets-scan.ts compiles to (node scripts/build-wasm.mjs writes it)", async () => {
     const committed = readFileSync(new URL("../../src/upstream/wasm/targets-scan-module.ts", import.meta.url), "utf8");
     expect(committed).toBe(moduleSource(await compileTargetsScan()));
   }, 60_000);
+
+  it("has one instance per set of keys in a thread, not one per answer read", () => {
+    const make = (labels: string[]) => WasmTargetReader.create(["labels", "scrapePool"], labels, 4096);
+    const first = make(["job", "instance"]);
+    expect(first).toBeDefined();
+    expect(make(["job", "instance"])).toBe(first);
+    expect(make(["job", "instance", "team"])).not.toBe(first);
+  });
 });

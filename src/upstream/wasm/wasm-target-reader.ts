@@ -57,7 +57,17 @@ function targetsScanModule(): WasmModule | null {
   return compiled;
 }
 
-/** One reader's instance: its memory holds the window the JavaScript reader copies each piece into. */
+/**
+ * Instances by the keys they read, one per thread for each set: a reader uses its instance only inside
+ * its own write() (the window holds one piece while it is read, nothing after), so readers of the same
+ * keys share one. Each instance is a WebAssembly memory, which V8 reserves gigabytes of address space
+ * for: one per answer read would pile them up until a collection, and past its limit an instance
+ * cannot be made at all. Bounded: past it, a reader of other keys makes one of its own.
+ */
+const shared = new Map<string, WasmTargetReader>();
+const MAX_SHARED = 16;
+
+/** An instance's memory holds the window the JavaScript reader copies each piece into. */
 export class WasmTargetReader {
   /** The window, at least `windowBytes` long, in the module's memory. */
   readonly window: Buffer;
@@ -76,6 +86,25 @@ export class WasmTargetReader {
    * window `windowBytes` long; undefined where the module cannot run or the keys do not fit.
    */
   static create(
+    targetKeys: readonly string[],
+    labelKeys: readonly string[],
+    windowBytes: number,
+  ): WasmTargetReader | undefined {
+    const key = JSON.stringify([targetKeys, labelKeys, windowBytes]);
+    const known = shared.get(key);
+    if (known !== undefined) return known;
+    let made: WasmTargetReader | undefined;
+    try {
+      made = WasmTargetReader.instantiate(targetKeys, labelKeys, windowBytes);
+    } catch {
+      // No memory for an instance (address space, a limit on memories): the scanner reads every target.
+      return undefined;
+    }
+    if (made !== undefined && shared.size < MAX_SHARED) shared.set(key, made);
+    return made;
+  }
+
+  private static instantiate(
     targetKeys: readonly string[],
     labelKeys: readonly string[],
     windowBytes: number,
