@@ -53,7 +53,7 @@ Flags:
   --web.max-requests=N          requests of the metrics path served at once; more are answered 503
                                 (0: no limit; default ${DEFAULT_WEB_MAX_REQUESTS})
   --web.stall-timeout=DUR       close a response of the metrics path that makes no progress for this long
-                                (a write not taken: up to ~1 MiB plain, the whole answer gzipped), freeing
+                                (a write of about 1 MiB, plain or gzipped, not taken), freeing
                                 its place (at most 24d; 0s: never; default ${DEFAULT_WEB_STALL_TIMEOUT})
   --web.enable-lifecycle        allow reloading the config with POST /-/reload (SIGHUP always works)
   --decoder.memory-limit=SIZE   heap of each thread that parses answers; answers over a quarter of it, or

@@ -4,8 +4,8 @@ import type { Logger } from "pino";
 
 // --web.stall-timeout: a scrape whose client stopped reading would otherwise keep its place (and what its
 // response holds) for good. Node has no timeout of a response's own, only the connection's idle timeout,
-// which counts a write as progress once it is taken whole: so this is the time each write may take (a
-// member of ~1 MiB plain, the whole answer gzipped, exposition-body.ts).
+// which counts a write as progress once it is taken whole: so this is the time each write may take (about
+// 1 MiB, plain or gzipped: exposition-body.ts).
 
 /**
  * Arms the stall timeout for a scrape's response: once its connection has been idle that long while it is
