@@ -422,6 +422,39 @@ describe("the WebAssembly targets reader against a hostile upstream", { timeout:
     );
   });
 
+  it("never traps, and reads a target the same whatever lies past the guard, wherever the piece ends in the window", () => {
+    // write() turns any exception (a trap included) into giving up, so the module is called here directly.
+    const shared = WasmTargetReader.create(FIELDS, LABELS, WINDOW);
+    if (shared === undefined) throw new Error("no instance");
+    const full = 256 * 1024;
+    fc.assert(
+      fc.property(
+        fc.oneof(validTarget, target),
+        fc.nat({ max: 40 }),
+        fc.constantFrom(...GARBAGE),
+        fc.boolean(),
+        (text, cutBy, garbage, atEnd) => {
+          const bytes = Buffer.from(text, "latin1");
+          const length = Math.max(0, bytes.length - (cutBy % 3 === 0 ? cutBy : 0));
+          const n = atEnd ? full : 1000 + length;
+          const p = n - length;
+          // Read with zeros past the guard, then with garbage: the same end and, when read, the same record.
+          const readWith = (past: Buffer | number) => {
+            shared.window.fill(past);
+            bytes.copy(shared.window, p, 0, length);
+            shared.window.fill(0, n, n + 8);
+            const end = shared.target(p, n);
+            return { end, record: end >= 0 ? [...shared.record] : [] };
+          };
+          const clean = readWith(0);
+          expect(clean.end === -1 || (clean.end > p && clean.end <= n)).toBe(true);
+          expect(readWith(garbage)).toEqual(clean);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
   it("agrees on single-byte mutations of valid answers", () => {
     const base = answerOf(plainTarget("p1"), plainTarget("p\\u00e9", ',"a":"é\\n"'), plainTarget("pool-three"));
     const interesting = [
