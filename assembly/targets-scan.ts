@@ -4,7 +4,7 @@
 // duplicate field, the window's end) it leaves to the JavaScript reader, which then reads the target
 // itself (src/upstream/targets-scanner.ts). Built by scripts/build-wasm.mjs.
 //
-// Memory, laid out by the caller (src/upstream/wasm-target-reader.ts keeps the same numbers):
+// Memory, laid out by the caller (src/upstream/wasm/wasm-target-reader.ts keeps the same numbers):
 //   [0, 1024)     the record: i32 slots, below
 //   [1024, 2048)  two key tables (keyIndex)
 //   [2048, 8192)  the keys' bytes

@@ -1,7 +1,7 @@
 // Compiles assembly/targets-scan.ts (AssemblyScript) and writes the module's bytes, base64, into
 // src/upstream/wasm/targets-scan-module.ts, which is committed: building and running the exporter need
 // no compiler. `node scripts/build-wasm.mjs --check` exits 1 when the committed bytes are not what the
-// source compiles to (test/upstream/wasm-target-reader.test.ts runs the same comparison).
+// source compiles to (test/upstream/wasm-module.test.ts runs the same comparison).
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import asc from "assemblyscript/asc";

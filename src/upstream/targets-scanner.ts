@@ -926,10 +926,13 @@ export class TargetsAnswerReader {
   private counts: Record<string, number> | null | undefined;
   /** The bytes of a value cut by a chunk's end, and how the value is to be read once whole. */
   private carry = Buffer.alloc(GUARD) as Bytes;
-  /** Each chunk's bytes are read here, a piece at a time, with the guard after them. */
-  private readonly window: Bytes;
-  /** Reads the targets in the window that it can (undefined: the scanner reads them all). */
+  /** Each chunk's bytes are read here, a piece at a time, with the guard after them: the module's window, or the reader's own. */
+  private window: Bytes;
+  /** The module's instance for the reader's label names, shared with other readers of them (undefined: none). */
   private readonly wasm: WasmTargetReader | undefined;
+  /** The instance while this write() uses it; undefined when the scanner reads every target of it. */
+  private wasmNow: WasmTargetReader | undefined;
+  private ownWindow: Bytes | undefined;
   /** Active targets the WebAssembly reader read. */
   wasmTargets = 0;
   private carried = 0;
@@ -949,7 +952,12 @@ export class TargetsAnswerReader {
     this.scanner = new Scanner(new KeySet(labelNames));
     this.target = new TargetRead(labelNames);
     this.wasm = useWasm ? WasmTargetReader.create(TARGET_FIELDS, labelNames, WINDOW_BYTES + GUARD) : undefined;
-    this.window = (this.wasm?.window ?? Buffer.alloc(WINDOW_BYTES + GUARD)) as Bytes;
+    this.window = this.wasm ? (this.wasm.window as Bytes) : this.privateWindow();
+  }
+
+  private privateWindow(): Bytes {
+    this.ownWindow ??= Buffer.alloc(WINDOW_BYTES + GUARD) as Bytes;
+    return this.ownWindow;
   }
 
   /** Whether the reader has given up (further chunks are ignored). */
@@ -960,6 +968,12 @@ export class TargetsAnswerReader {
   /** Reads the next chunk; false once the reader has given up. */
   write(chunk: Uint8Array): boolean {
     if (this.failed) return false;
+    // The shared window, unless a reader of it is inside its own write() (this one called from its
+    // onTarget): its window is then left alone, and the scanner reads this chunk in a window of its own.
+    const wasm = this.wasm !== undefined && !this.wasm.busy ? this.wasm : undefined;
+    this.wasmNow = wasm;
+    this.window = wasm ? (wasm.window as Bytes) : this.privateWindow();
+    if (wasm) wasm.busy = true;
     try {
       // Read through the window, a piece at a time: the scanner never reads past what it holds.
       for (let from = 0; from < chunk.length && !this.failed; from += WINDOW_BYTES) {
@@ -974,6 +988,9 @@ export class TargetsAnswerReader {
     } catch {
       // GIVE_UP, or anything else (a stack overflow on absurd nesting): the reference path decides.
       this.failed = true;
+    } finally {
+      if (wasm) wasm.busy = false;
+      this.wasmNow = undefined;
     }
     return !this.failed;
   }
@@ -1146,7 +1163,7 @@ export class TargetsAnswerReader {
         return s.counts();
       case Read.Target: {
         // In the window (not a value carried over from a chunk before), the WebAssembly reader first.
-        const wasm = this.wasm;
+        const wasm = this.wasmNow;
         if (wasm !== undefined && s.b === this.window) {
           const end = wasm.target(s.p, s.n);
           if (end >= 0) {

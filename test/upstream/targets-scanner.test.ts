@@ -829,6 +829,31 @@ describe("targets scanner: the WebAssembly reader", () => {
     }
   });
 
+  it("reads an answer written from inside another reader's onTarget (same labels) as each alone", () => {
+    const target = (p: string) => `{"labels":{"job":"${p}"},"scrapePool":"${p}"}`;
+    const answer = (a: string, b: string) =>
+      Buffer.from(`{"status":"success","data":{"activeTargets":[${target(a)},${target(b)}]}}`);
+    for (const useWasm of [true, false]) {
+      const innerPools: string[] = [];
+      const inner = new TargetsAnswerReader(["job"], (t) => innerPools.push(t.scrapePool), undefined, useWasm);
+      const outerPools: string[] = [];
+      const outer = new TargetsAnswerReader(
+        ["job"],
+        (t) => {
+          outerPools.push(t.scrapePool);
+          if (outerPools.length === 1) inner.write(answer("b1", "b2"));
+        },
+        undefined,
+        useWasm,
+      );
+      outer.write(answer("a1", "a2"));
+      expect(outer.end()).toBeDefined();
+      expect(inner.end()).toBeDefined();
+      expect(outerPools).toEqual(["a1", "a2"]);
+      expect(innerPools).toEqual(["b1", "b2"]);
+    }
+  });
+
   it("leaves every target to the scanner when a label name is longer than its key table takes", () => {
     const long = "l".repeat(64);
     const bytes = Buffer.from(

@@ -16,4 +16,17 @@ describe("the targets reader's WebAssembly module", () => {
     expect(make(["job", "instance"])).toBe(first);
     expect(make(["job", "instance", "team"])).not.toBe(first);
   });
+
+  it("keeps the instances of the sets of keys most recently asked for, and makes one for any other", () => {
+    const make = (i: number) => WasmTargetReader.create(["labels"], ["job", `extra${i}`], 4096);
+    const kept = make(0);
+    for (let i = 1; i < 40; i++) {
+      expect(make(i)).toBeDefined();
+      expect(make(0)).toBe(kept); // asked for again and again: kept
+    }
+    const early = make(1);
+    for (let i = 100; i < 140; i++) make(i);
+    expect(make(1)).toBeDefined();
+    expect(make(1)).not.toBe(early); // let go, made again
+  });
 });

@@ -10,8 +10,8 @@ const LABEL_KEYS = 1536;
 const KEY_BYTES = 2048;
 const KEY_BYTES_END = 8192;
 const WINDOW = 8192;
-/** Memory the module has (six pages, never grown) past the window's start. */
-const MEMORY_AFTER_WINDOW = 6 * 65536 - WINDOW;
+/** Memory the caller lays out ends where the module's own begins (memoryBase, scripts/build-wasm.mjs). */
+const MEMORY_AFTER_WINDOW = 327680 - WINDOW;
 /** Keys a table has room for (its first 400 bytes: a count, two i32 per key), and their longest. */
 const MAX_LABEL_KEYS = 48;
 const MAX_KEY_BYTES = 63;
@@ -62,7 +62,8 @@ function targetsScanModule(): WasmModule | null {
  * its own write() (the window holds one piece while it is read, nothing after), so readers of the same
  * keys share one. Each instance is a WebAssembly memory, which V8 reserves gigabytes of address space
  * for: one per answer read would pile them up until a collection, and past its limit an instance
- * cannot be made at all. Bounded: past it, a reader of other keys makes one of its own.
+ * cannot be made at all. At most MAX_SHARED sets, the least recently asked for let go first (a reader
+ * holding it goes on using it).
  */
 const shared = new Map<string, WasmTargetReader>();
 const MAX_SHARED = 16;
@@ -73,6 +74,8 @@ export class WasmTargetReader {
   readonly window: Buffer;
   /** The record of the last target read (i32 slots, RECORD). */
   readonly record: Int32Array;
+  /** Whether a reader is inside its write() with this instance's window (TargetsAnswerReader). */
+  busy = false;
   readonly target: (p: number, n: number) => number;
 
   private constructor(exports: Exports, windowBytes: number) {
@@ -92,7 +95,11 @@ export class WasmTargetReader {
   ): WasmTargetReader | undefined {
     const key = JSON.stringify([targetKeys, labelKeys, windowBytes]);
     const known = shared.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      shared.delete(key);
+      shared.set(key, known);
+      return known;
+    }
     let made: WasmTargetReader | undefined;
     try {
       made = WasmTargetReader.instantiate(targetKeys, labelKeys, windowBytes);
@@ -100,7 +107,9 @@ export class WasmTargetReader {
       // No memory for an instance (address space, a limit on memories): the scanner reads every target.
       return undefined;
     }
-    if (made !== undefined && shared.size < MAX_SHARED) shared.set(key, made);
+    if (made === undefined) return undefined;
+    if (shared.size >= MAX_SHARED) shared.delete(shared.keys().next().value as string);
+    shared.set(key, made);
     return made;
   }
 
