@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { compileTargetsScan, moduleSource } from "../../scripts/build-wasm.mjs";
 import { WasmTargetReader } from "../../src/upstream/wasm/wasm-target-reader.js";
@@ -7,6 +9,27 @@ describe("the targets reader's WebAssembly module", () => {
   it("is what assembly/targets-scan.ts compiles to (node scripts/build-wasm.mjs writes it)", async () => {
     const committed = readFileSync(new URL("../../src/upstream/wasm/targets-scan-module.ts", import.meta.url), "utf8");
     expect(committed).toBe(moduleSource(await compileTargetsScan()));
+  }, 60_000);
+
+  it("leaves every target to the scanner where WebAssembly is not there (node --jitless), with the same result", () => {
+    const scanner = fileURLToPath(new URL("../../src/upstream/targets-scanner.ts", import.meta.url));
+    const script = `
+      const { TargetsAnswerReader } = await import(${JSON.stringify(scanner)});
+      const answer = Buffer.from('{"status":"success","data":{"activeTargets":[{"labels":{"job":"a","instance":"h:1"},"scrapePool":"a","health":"up"}]}}');
+      const targets = [];
+      const reader = new TargetsAnswerReader(["job", "instance"], (t) => targets.push(t.toActiveTarget()));
+      reader.write(answer);
+      console.log(JSON.stringify({ whole: reader.end() !== undefined, targets, byWasm: reader.wasmTargets, wasm: typeof WebAssembly }));`;
+    const run = spawnSync(process.execPath, ["--jitless", "--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      whole: true,
+      targets: [{ labels: { job: "a", instance: "h:1" }, scrapePool: "a", health: "up", lastError: "" }],
+      byWasm: 0,
+      wasm: "undefined",
+    });
   }, 60_000);
 
   it("has one instance per set of keys in a thread, not one per answer read", () => {
