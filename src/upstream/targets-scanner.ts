@@ -75,7 +75,7 @@ class KeySet {
 // `warnings`: Thanos Query's, beside data (pkg/api/api.go Respond at v0.42.4).
 const TOP = new KeySet(["status", "data", "warnings"]);
 const DATA = new KeySet(["activeTargets", "droppedTargets", "droppedTargetCounts"]);
-const TARGET_FIELDS = [
+export const TARGET_FIELDS = [
   "labels",
   "scrapePool",
   "health",
@@ -86,6 +86,16 @@ const TARGET_FIELDS = [
   "scrapeTimeout",
 ] as const;
 const TARGET = new KeySet(TARGET_FIELDS);
+/** The string fields (their index in TARGET_FIELDS) the WebAssembly module records, and their record slots. */
+const RECORDED_STRINGS = Int32Array.of(1, 2, 3, 4, 6, 7);
+const RECORD_SLOTS = Int32Array.of(
+  RECORD.pool,
+  RECORD.health,
+  RECORD.error,
+  RECORD.scrape,
+  RECORD.interval,
+  RECORD.timeout,
+);
 /** Label keys remembered by place from one target to the next, and the longest remembered (bytes). */
 const MAX_LABELS_AHEAD = 32;
 const MAX_KEY_AHEAD_BYTES = 128;
@@ -356,21 +366,31 @@ class Scanner {
           if (this.peek() === OPEN_OBJECT) this.labels(read);
           else this.skipValue();
         } else if (this.peek() !== QUOTE) this.skipValue();
-        else if (k === 1) {
-          read.scrapePool = this.string(this.pool);
-          read.poolStart = this.start;
-          read.poolEnd = this.end;
-          read.poolFlags = (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
-        } else if (k === 2) read.health = this.health();
-        else if (k === 3) read.lastError = this.string();
-        else if (k === 4) {
+        else {
           this.skipString();
-          read.lastScrapeStart = this.start;
-          read.lastScrapeEnd = this.end;
-          read.lastScrapeFlags = (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
-        } else if (k === 6) read.scrapeInterval = this.string(this.interval);
-        else read.scrapeTimeout = this.string(this.timeout);
+          this.takeString(read, k);
+        }
       } while (this.nextMember());
+  }
+
+  /**
+   * Sets string field k (TARGET_FIELDS) of `read` from the last string read: the one rule for both
+   * readers, this scanner's target() and a target the WebAssembly module read (recordedTarget).
+   */
+  private takeString(read: TargetRead, k: number): void {
+    if (k === 1) {
+      read.scrapePool = this.lastString(this.pool);
+      read.poolStart = this.start;
+      read.poolEnd = this.end;
+      read.poolFlags = this.lastFlags();
+    } else if (k === 2) read.health = this.lastHealth();
+    else if (k === 3) read.lastError = this.lastString();
+    else if (k === 4) {
+      read.lastScrapeStart = this.start;
+      read.lastScrapeEnd = this.end;
+      read.lastScrapeFlags = this.lastFlags();
+    } else if (k === 6) read.scrapeInterval = this.lastString(this.interval);
+    else read.scrapeTimeout = this.lastString(this.timeout);
   }
 
   /**
@@ -380,26 +400,13 @@ class Scanner {
    */
   recordedTarget(read: TargetRead, record: Int32Array, end: number): void {
     read.reset(this.b);
-    if (this.recordedSpan(record, RECORD.pool)) {
-      read.scrapePool = this.lastString(this.pool);
-      read.poolStart = this.start;
-      read.poolEnd = this.end;
-      read.poolFlags = record[RECORD.pool + 2] as number;
-    }
-    if (this.recordedSpan(record, RECORD.health)) read.health = this.lastHealth();
-    if (this.recordedSpan(record, RECORD.error)) read.lastError = this.lastString();
-    if (this.recordedSpan(record, RECORD.scrape)) {
-      read.lastScrapeStart = this.start;
-      read.lastScrapeEnd = this.end;
-      read.lastScrapeFlags = record[RECORD.scrape + 2] as number;
-    }
+    for (let i = 0; i < RECORDED_STRINGS.length; i++)
+      if (this.recordedSpan(record, RECORD_SLOTS[i] as number)) this.takeString(read, RECORDED_STRINGS[i] as number);
     const durationStart = record[RECORD.duration] as number;
     if (durationStart >= 0) {
       const n = this.numberAt(durationStart, record[RECORD.duration + 1] as number);
       if (Number.isFinite(n)) read.lastScrapeDuration = n;
     }
-    if (this.recordedSpan(record, RECORD.interval)) read.scrapeInterval = this.lastString(this.interval);
-    if (this.recordedSpan(record, RECORD.timeout)) read.scrapeTimeout = this.lastString(this.timeout);
     for (let k = 0, at = RECORD.labels; k < read.labelNames.length; k++, at += 3) {
       const start = record[at] as number;
       if (start < 0) continue;
@@ -446,13 +453,8 @@ class Scanner {
         if (k < 0) continue;
         read.labelStart[k] = this.start;
         read.labelEnd[k] = this.end;
-        read.labelFlags[k] = (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
+        read.labelFlags[k] = this.lastFlags();
       } while (this.nextMember());
-  }
-
-  private health(): string {
-    this.skipString();
-    return this.lastHealth();
   }
 
   private lastHealth(): string {
@@ -655,7 +657,12 @@ class Scanner {
 
   /** The last string or key as JSON.parse gives it (invalid UTF-8 replaced as Buffer#toString does). */
   private decodeLast(): string {
-    return decodeSpan(this.b, this.start, this.end, (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0));
+    return decodeSpan(this.b, this.start, this.end, this.lastFlags());
+  }
+
+  /** How the last string's bytes become its text (ESCAPED, WIDE). */
+  private lastFlags(): number {
+    return (this.escaped ? ESCAPED : 0) | (this.wide ? WIDE : 0);
   }
 
   /** Moves past a string (at its opening quote), checking it; notes where its bytes are. */
@@ -951,7 +958,7 @@ export class TargetsAnswerReader {
   ) {
     this.scanner = new Scanner(new KeySet(labelNames));
     this.target = new TargetRead(labelNames);
-    this.wasm = useWasm ? WasmTargetReader.create(TARGET_FIELDS, labelNames, WINDOW_BYTES + GUARD) : undefined;
+    this.wasm = useWasm ? wasmReaderFor(labelNames) : undefined;
     this.window = this.wasm ? (this.wasm.window as Bytes) : this.privateWindow();
   }
 
@@ -1252,6 +1259,11 @@ const WINDOW_BYTES = 256 * 1024;
 
 /** A carry that grew past this for one large value is let go rather than kept for the next. */
 const CARRY_KEPT = 64 * 1024;
+
+/** The WebAssembly module's instance a reader of these label names uses (shared per thread), if any. */
+export function wasmReaderFor(labelNames: readonly string[]): WasmTargetReader | undefined {
+  return WasmTargetReader.create(TARGET_FIELDS, labelNames, WINDOW_BYTES + GUARD);
+}
 
 /**
  * A whole targets answer, read as one chunk: the same reader as a streamed one. Undefined when the

@@ -1,7 +1,11 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type TargetRead, TargetsAnswerReader } from "../../src/upstream/targets-scanner.js";
-import { WasmTargetReader } from "../../src/upstream/wasm/wasm-target-reader.js";
+import {
+  TARGET_FIELDS,
+  type TargetRead,
+  TargetsAnswerReader,
+  wasmReaderFor,
+} from "../../src/upstream/targets-scanner.js";
 
 // A hostile upstream against the WebAssembly targets reader: every answer here is read by the reader
 // with the module and by the JavaScript scanner alone, and both must hand over the same targets (texts,
@@ -9,19 +13,7 @@ import { WasmTargetReader } from "../../src/upstream/wasm/wasm-target-reader.js"
 // shared by the readers of the same keys in a thread, so the bytes past a piece's zero guard are filled
 // with garbage (quotes, backslashes, bytes above ASCII, braces) before each write.
 
-/** TARGET_FIELDS of targets-scanner.ts, to reach the shared instance whose window the reader uses. */
-const FIELDS = [
-  "labels",
-  "scrapePool",
-  "health",
-  "lastError",
-  "lastScrape",
-  "lastScrapeDuration",
-  "scrapeInterval",
-  "scrapeTimeout",
-];
-/** WINDOW_BYTES + GUARD of targets-scanner.ts. */
-const WINDOW = 256 * 1024 + 8;
+const FIELDS = TARGET_FIELDS;
 const LABELS = ["job", "instance", "jo", "jobs", "a", "b", "é", ""];
 
 const GARBAGE = [
@@ -70,7 +62,7 @@ function readOnce(
 ): Outcome {
   const reads: string[] = [];
   const reader = new TargetsAnswerReader(labels, (t) => reads.push(describeTarget(t)), undefined, useWasm);
-  const shared = useWasm ? WasmTargetReader.create(FIELDS, labels, WINDOW) : undefined;
+  const shared = useWasm ? wasmReaderFor(labels) : undefined;
   // The garbage goes where the reader reads: its window is the shared instance's.
   const window = (reader as unknown as { window: Buffer }).window;
   if (shared !== undefined && window !== shared.window) throw new Error("not the reader's instance");
@@ -424,7 +416,7 @@ describe("the WebAssembly targets reader against a hostile upstream", { timeout:
 
   it("never traps, and reads a target the same whatever lies past the guard, wherever the piece ends in the window", () => {
     // write() turns any exception (a trap included) into giving up, so the module is called here directly.
-    const shared = WasmTargetReader.create(FIELDS, LABELS, WINDOW);
+    const shared = wasmReaderFor(LABELS);
     if (shared === undefined) throw new Error("no instance");
     const full = 256 * 1024;
     fc.assert(
