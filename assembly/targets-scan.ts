@@ -15,7 +15,9 @@ const TARGET_KEYS: usize = 1024;
 const LABEL_KEYS: usize = 1536;
 const WINDOW: usize = 8192;
 
-// Record slots: start, end (relative to the window; start -1: absent) and flags of each span.
+// Record slots: the identity hash, then start, end (relative to the window; start -1: absent) and flags
+// of each span.
+const IDENTITY: usize = 0;
 const POOL: usize = 1;
 const HEALTH: usize = 4;
 const ERROR: usize = 7;
@@ -235,6 +237,44 @@ function labels(): bool {
   }
 }
 
+// The identity hash (src/convert/identity-hash.ts, which the JavaScript reader's targets get theirs
+// from; the two are the same function, tested): the pool's span, then each label key's in the table's
+// order (an absent one empty), four bytes a step, each span ended by a step with its tail and length.
+const K: u32 = 0x9e3779b1;
+const IDENTITY_SEED: u32 = 0x2545f491;
+
+function step(h: u32, word: u32): u32 {
+  return (rotl<u32>(h, 5) ^ word) * K;
+}
+
+function hashSpan(h: u32, start: usize, end: usize): u32 {
+  let p = start;
+  while (p + 4 <= end) {
+    h = step(h, load<u32>(p));
+    p += 4;
+  }
+  const tail = <u32>(end - p);
+  // The bytes past the tail are masked off (memory exists past any span: the zero and 16 bytes).
+  const bytes = tail === 0 ? 0 : load<u32>(p) & ((<u32>1 << (tail << 3)) - 1);
+  return step(h, bytes | ((0x80 | tail) << 24));
+}
+
+function spanHash(h: u32, at: usize): u32 {
+  const start = load<i32>(at << 2);
+  if (start < 0) return hashSpan(h, 0, 0);
+  return hashSpan(h, WINDOW + <usize>start, WINDOW + <usize>load<i32>((at + 1) << 2));
+}
+
+function identityHash(labelCount: usize): i32 {
+  let h = spanHash(IDENTITY_SEED, POOL);
+  for (let k: usize = 0; k < labelCount; k++) h = spanHash(h, LABELS + 3 * k);
+  h ^= h >> 16;
+  h *= 0x85ebca6b;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35;
+  return <i32>(h ^ (h >> 16));
+}
+
 /**
  * Reads the target at window[p] (the piece ends at n): where it ends, or -1 to leave it to the
  * JavaScript reader. The record holds the spans read.
@@ -277,5 +317,7 @@ export function target(p: i32, n: i32): i32 {
       if (more === 0) break;
     }
   // Every loop stops at the zero byte at n; a target read past it would be a fault here, left to the caller.
-  return pos <= WINDOW + <usize>n ? <i32>(pos - WINDOW) : -1;
+  if (pos > WINDOW + <usize>n) return -1;
+  slot(IDENTITY, identityHash(labelCount));
+  return <i32>(pos - WINDOW);
 }

@@ -1,6 +1,7 @@
 import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
 import { HashIndex } from "../lib/hash-index.js";
 import type { TargetRead } from "../upstream/targets-scanner.js";
+import { identityHash } from "./identity-hash.js";
 import { mergeValue, SERIES_VALUES, type TargetSeries } from "./series-columns.js";
 import { hashBytes, orderSeries } from "./series-order.js";
 import { type TargetLabel, targetLabels, targetValues } from "./targets.js";
@@ -32,7 +33,6 @@ interface Layout {
 }
 /** Between the spans of an identity: a quote never stands raw inside a JSON string. */
 const SEPARATOR = 0x22;
-const FNV_PRIME = 0x01000193;
 
 /** Bytes appended one block after another. */
 class Arena {
@@ -274,15 +274,9 @@ export class TargetTable implements TargetSeries {
 
   /** The series of a target: found by its identity, or made for it. */
   private seriesOfTarget(read: TargetRead): number {
-    const b = read.bytes;
-    let h = Math.imul(hashBytes(b, read.poolStart, read.poolEnd) ^ SEPARATOR, FNV_PRIME);
-    const { labelStart, labelEnd } = read;
-    for (let k = 0; k < labelStart.length; k++) {
-      const start = labelStart[k] as number;
-      if (start >= 0) h = hashBytes(b, start, labelEnd[k] as number, h);
-      h = Math.imul(h ^ SEPARATOR, FNV_PRIME);
-    }
-    h |= 0; // as kept in idHash and plainHash
+    const h = read.identityHashed
+      ? read.identityHash
+      : identityHash(read.bytes, read.poolStart, read.poolEnd, read.labelStart, read.labelEnd);
     // The usual target, plain ASCII without escapes, is told by its series' rendered labels themselves.
     const plain = this.plainIndex;
     for (let at = plain.first(h); plain.entry(at) >= 0; at = plain.next(at)) {

@@ -174,6 +174,12 @@ export class TargetRead {
   readonly labelStart: Int32Array;
   readonly labelEnd: Int32Array;
   readonly labelFlags: Uint8Array;
+  /**
+   * The identity hash of the pool and labels read (convert/identity-hash.ts), when the reader computed
+   * it (the WebAssembly module does, as it reads the spans).
+   */
+  identityHash = 0;
+  identityHashed = false;
 
   constructor(readonly labelNames: readonly string[]) {
     this.labelStart = new Int32Array(labelNames.length);
@@ -195,6 +201,7 @@ export class TargetRead {
     this.scrapeInterval = undefined;
     this.scrapeTimeout = undefined;
     this.labelStart.fill(-1);
+    this.identityHashed = false;
   }
 
   /**
@@ -414,6 +421,8 @@ class Scanner {
       read.labelEnd[k] = record[at + 1] as number;
       read.labelFlags[k] = record[at + 2] as number;
     }
+    read.identityHash = record[RECORD.identity] as number;
+    read.identityHashed = true;
     this.p = end;
   }
 

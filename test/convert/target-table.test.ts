@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TargetsRounds } from "../../scripts/bench/generate.js";
+import { identityHash } from "../../src/convert/identity-hash.js";
 import { PER_TARGET_FAMILIES } from "../../src/convert/targets.js";
 import type { FamilyLines } from "../../src/exposition/pack.js";
 import { PackCache } from "../../src/exposition/pack-cache.js";
@@ -235,20 +236,19 @@ describe("a source's series kept between answers", () => {
     ["plain", ""],
     ["escaped", "\\u0069"],
   ])("tells apart %s targets whose identities hash alike", async (_kind, spelling) => {
-    // Two instances whose identity bytes (pool, job, instance, each followed by a quote) have the same
-    // hash as the table keys it (32-bit FNV-1a), found by brute force.
-    const fnv = (text: string, h: number) => {
-      for (const byte of Buffer.from(text)) h = Math.imul(h ^ byte, 0x01000193);
-      return h >>> 0;
+    // Two instances whose identities (pool, job, instance) have the same hash as the table keys it
+    // (convert/identity-hash.ts), found by brute force.
+    const hashOf = (instance: string) => {
+      const bytes = Buffer.from(`aj${instance}`);
+      return identityHash(bytes, 0, 1, Int32Array.of(1, 2), Int32Array.of(2, bytes.length));
     };
-    const identityHash = (instance: string) => fnv(`a"j"${instance}"`, 0x811c9dc5);
     const seen = new Map<number, string>();
     let pair: [string, string] | undefined;
     for (let i = 0; !pair; i++) {
       const instance = `${spelling}i${i}`;
-      const other = seen.get(identityHash(instance));
+      const other = seen.get(hashOf(instance));
       if (other !== undefined) pair = [other, instance];
-      else seen.set(identityHash(instance), instance);
+      else seen.set(hashOf(instance), instance);
     }
     const opts = options();
     const thread = decoderThread();

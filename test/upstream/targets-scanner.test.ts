@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { leanTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
+import { identityHash } from "../../src/convert/identity-hash.js";
 import { type DecodeOptions, type DecodeResult, decodeAnswer } from "../../src/poll/decode.js";
 import { decodeTargetsFast } from "../../src/poll/targets-fast-path.js";
 import type { ActiveTarget } from "../../src/upstream/payloads.js";
@@ -752,6 +753,8 @@ function readsOf(bytes: Buffer, cuts: readonly number[], useWasm: boolean, label
         [...t.labelEnd],
         [...t.labelFlags],
         t.plain(),
+        // The module's identity hash, or the one computed here: the same function (identity-hash.ts).
+        t.identityHashed ? t.identityHash : identityHash(t.bytes, t.poolStart, t.poolEnd, t.labelStart, t.labelEnd),
       ]),
     undefined,
     useWasm,

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
+import { identityHash } from "../../src/convert/identity-hash.js";
 import {
   TARGET_FIELDS,
   type TargetRead,
@@ -39,6 +40,7 @@ function describeTarget(t: TargetRead): string {
     [...t.labelEnd],
     [...t.labelFlags],
     t.plain(),
+    t.identityHashed ? t.identityHash : identityHash(t.bytes, t.poolStart, t.poolEnd, t.labelStart, t.labelEnd),
     t.health,
     t.lastError,
     t.scrapePool,

@@ -19,8 +19,12 @@ const MAX_KEY_BYTES = 63;
 const FIRST_OF_LENGTH = 400;
 const NEXT_OF_LENGTH = 464;
 
-/** Record slots: a span's start (-1: absent), end and flags, relative to the window. */
+/**
+ * Record slots: the target's identity hash (convert/identity-hash.ts), then a span's start (-1: absent),
+ * end and flags, relative to the window.
+ */
 export const RECORD = {
+  identity: 0,
   pool: 1,
   health: 4,
   error: 7,
