@@ -149,11 +149,15 @@ parentPort?.on("message", (message: DecoderRequest) => {
       if (decoder) streams.set(message.id, { decoder, source: message.options.labelPrefix, unacknowledged: 0 });
       return;
     }
-    case "chunk": {
+    case "chunks": {
       const stream = streams.get(message.id);
-      const bytes = (stream?.unacknowledged ?? 0) + message.bytes.byteLength;
-      const more = stream?.decoder.write(message.bytes) ?? false;
-      release(message.bytes); // read (copied into the reader's window, or carried): not needed any more
+      let bytes = stream?.unacknowledged ?? 0;
+      let more = stream !== undefined;
+      for (const chunk of message.bytes) {
+        bytes += chunk.byteLength;
+        if (more) more = stream?.decoder.write(chunk) ?? false;
+        release(chunk); // read (copied into the reader's window, or carried): not needed any more
+      }
       if (stream && more && bytes < ACK_BYTES) {
         stream.unacknowledged = bytes;
         return;

@@ -8,7 +8,8 @@ export type DecoderRequest =
   | { kind: "job"; job: DecodeJob }
   /** An answer that will come chunk by chunk, under `id`. */
   | { kind: "open"; id: number; endpoint: Endpoint; options: DecodeOptions }
-  | { kind: "chunk"; id: number; bytes: Uint8Array }
+  /** The answer's next chunks, in order. */
+  | { kind: "chunks"; id: number; bytes: Uint8Array[] }
   /** The last chunk was sent: the result, please. */
   | { kind: "end"; id: number }
   /** Forget the answer (its fetch failed or ran out of time). */

@@ -158,9 +158,9 @@ describe("a decoder thread that frees each chunk once it was read", () => {
     const worker = (decoder as unknown as { worker: Worker }).worker;
     const shared = new Uint8Array(new SharedArrayBuffer(16));
     const moved = new Uint8Array(32);
-    worker.postMessage({ kind: "chunk", id: 10_000, bytes: moved }, [moved.buffer]);
-    worker.postMessage({ kind: "chunk", id: 10_001, bytes: shared });
-    worker.postMessage({ kind: "chunk", id: 10_002, bytes: new Uint8Array(0) });
+    worker.postMessage({ kind: "chunks", id: 10_000, bytes: [moved] }, [moved.buffer]);
+    worker.postMessage({ kind: "chunks", id: 10_001, bytes: [shared] });
+    worker.postMessage({ kind: "chunks", id: 10_002, bytes: [new Uint8Array(0)] });
     expect(
       await streamed(
         decoder,

@@ -114,4 +114,44 @@ describe("StreamDecoder", () => {
     expect(acks.length).toBeLessThanOrEqual(Math.ceil(text.length / 2 ** 20));
     for (const bytes of acks) expect(bytes).toBeGreaterThanOrEqual(2 ** 20);
   });
+
+  it("hands the chunks of one event-loop turn over in one message, at most 512 KiB each, and sends them at the turn's end", async () => {
+    const text = Buffer.from(targetsAnswer(2000));
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    decoder.warm();
+    const worker = (decoder as unknown as { worker: Worker }).worker;
+    const sent: number[] = [];
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (message: { kind: string; bytes?: Uint8Array[] }, transfer?: readonly ArrayBuffer[]) => {
+      if (message.kind === "chunks") sent.push(message.bytes?.length ?? 0);
+      post(message, transfer);
+    };
+    const stream = decoder.openStream("targets", options);
+    const pieces = (from: number, to: number, size: number) => {
+      const out: Buffer[] = [];
+      for (let at = from; at < to; at += size) out.push(Buffer.from(text.subarray(at, Math.min(to, at + size))));
+      return out;
+    };
+    // Six small chunks in one turn: one message once the turn ends.
+    const first = pieces(0, 60_000, 10_000).map((chunk) => stream.write(chunk));
+    expect(sent).toEqual([]);
+    await Promise.all(first);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([6]);
+    // Twenty 64 KiB chunks in one turn: eight to a message (512 KiB), the rest at the turn's end.
+    const many = pieces(60_000, 60_000 + 20 * 65_536, 65_536).map((chunk) => stream.write(chunk));
+    expect(sent).toEqual([6, 8, 8]);
+    await Promise.all(many);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([6, 8, 8, 4]);
+    const rest = pieces(60_000 + 20 * 65_536, text.length, 65_536);
+    for (const chunk of rest) expect(await stream.write(chunk)).toBe(true);
+    const end = await stream.end(60_000);
+    expect(sent.reduce((a, b) => a + b, 0)).toBe(6 + 20 + rest.length);
+    if (end.gaveUp || !end.result.ok) throw new Error("not decoded");
+    const expected = decodeTargetsFast(text, options)?.families ?? [];
+    expect(end.result.families.map(([name]) => name)).toEqual(expected.map(([name]) => name));
+    for (const [i, [, lines]] of end.result.families.entries())
+      expect((await plainText([lines])).equals(Buffer.from((expected[i] as [string, Uint8Array])[1]))).toBe(true);
+  });
 });
