@@ -100,7 +100,8 @@ export function goals(input: GoalInputs): Goal[] {
     at,
     (r) => r.ratio,
     within(GOALS.cpuRatio),
-    (r) => `${x(r.ratio)} (${f(r.pollCpuMs)} ms against ${f(r.jsonParseCpuMs)} ms)`,
+    (r) =>
+      `${x(r.ratio)}, the median of ${r.cyclePollCpuMs.length} cycles' (medians: ${f(r.pollCpuMs)} ms against ${f(r.jsonParseCpuMs)} ms)`,
     (r) => `${threadsText(r)}.`,
   );
   out.push({ ...cpu, why: cpu.met ? "" : cpu.why + stagesText });

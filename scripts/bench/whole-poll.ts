@@ -4,7 +4,9 @@
 // - CPU: utime + stime of the whole process (every thread: fetch, decompress, decoder thread, scan,
 //   summary, rendering, assembly, the exposition's gzip for a scrape) from /proc/<pid>/stat, minus an
 //   idle twin (the same daemon polling an empty answer on the same schedule, scraped and probed alike),
-//   per thread name too. Baseline: a bare JSON.parse of the same bytes on the same Node.js, same run.
+//   per thread name too, cycle by cycle. Baseline: a bare JSON.parse of the same bytes on the same
+//   Node.js, measured in each cycle between its poll and its scrape (the daemons idle), so that the
+//   machine's slower and faster minutes weigh on both alike; the ratio is the median of the cycles'.
 // - Memory: VmHWM (peak RSS) of the whole process; VmRSS two seconds before a poll (between polls)
 //   beside the idle twin's at the same moment.
 // - Event loop: the daemon's own nodejs_eventloop_lag_max_seconds (prom-client's monitorEventLoopDelay,
@@ -16,11 +18,14 @@
 // (scrape-load.ts). A size the daemon fails at is a row with the failure and the daemon's log lines.
 // Prints one JSON line. Usage: node --import tsx scripts/bench/whole-poll.ts
 //   [--targets=20000,100000,500000] [--goal-targets=100000] [--scrape-seconds=5] [--timeout=60s]
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream } from "node:stream/web";
+import { parseArgs, promisify } from "node:util";
 import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
 import { type Daemon, logProblems, scrape, startDaemon, startProber, waitReady } from "./daemon.js";
 import type { ExpositionTally } from "./exposition-tally.js";
@@ -33,9 +38,13 @@ export interface WholePollRow {
   wire: "plain" | "gzip";
   periodS: number;
   answerBytes: number;
+  /** Medians over the measured cycles (the ratio: of each cycle's poll CPU over its baseline). */
   jsonParseCpuMs: number;
   pollCpuMs: number;
   ratio: number;
+  /** Each measured cycle's poll CPU (the idle twin's subtracted) and JSON.parse baseline, ms. */
+  cyclePollCpuMs: number[];
+  cycleJsonParseCpuMs: number[];
   /** Poll CPU per thread name (the idle twin's subtracted), ms per poll. */
   threads: Record<string, number>;
   /** MB = 10^6 bytes. */
@@ -81,13 +90,15 @@ const { values } = parseArgs({
 });
 /** Poll cycles after the first poll that are not measured, then those that are. */
 const WARMUP_CYCLES = 3;
-const CYCLES = 3;
+const CYCLES = 5;
 const READY_TIMEOUT_MS = 240_000;
 
 /** 15 s between polls, 30 s (the default schedule) where a poll takes seconds. */
 const periodFor = (targets: number) => (targets > 200_000 ? 30 : 15);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Seconds past the start of the current period. */
+const phaseS = (periodS: number) => (Date.now() % (periodS * 1000)) / 1000;
 /** Sleeps until `offsetS` seconds past a multiple of the period (the cron schedule's phase). */
 async function untilPhase(periodS: number, offsetS: number): Promise<void> {
   const now = Date.now();
@@ -99,18 +110,24 @@ async function untilPhase(periodS: number, offsetS: number): Promise<void> {
 
 const progress = (text: string) => process.stderr.write(`whole-poll: ${text}\n`);
 
-async function jsonParseCpuMs(node: string, url: string): Promise<{ ms: number; bytes: number }> {
+/** The upstream's next plain answer, saved to `file` for the baseline: its bytes. */
+async function saveAnswer(url: string, file: string): Promise<number> {
   // identity: the upstream prepares its next round in the encoding last asked for (plain).
-  const code = `const t=await (await fetch(${JSON.stringify(`${url}/api/v1/targets`)},{headers:{"accept-encoding":"identity"}})).text();
+  const res = await fetch(`${url}/api/v1/targets`, { headers: { "accept-encoding": "identity" } });
+  if (!res.ok || !res.body) throw new Error(`the upstream answered ${res.status}`);
+  await pipeline(Readable.fromWeb(res.body as ReadableStream<Uint8Array>), createWriteStream(file));
+  return statSync(file).size;
+}
+
+/** CPU of a bare JSON.parse of the answer in `file`, in a process of its own: the median of five runs (three above 200 MB). */
+async function jsonParseCpuMs(node: string, file: string): Promise<number> {
+  const code = `const t=require("node:fs").readFileSync(${JSON.stringify(file)},"utf8");
 const n=Buffer.byteLength(t)>2e8?3:5;const ms=[];
 for(let i=0;i<n;i++){const c=process.cpuUsage();JSON.parse(t);const d=process.cpuUsage(c);ms.push((d.user+d.system)/1000);}
-ms.sort((a,b)=>a-b);console.log(JSON.stringify({ms:ms[Math.floor(n/2)],bytes:Buffer.byteLength(t)}));`;
+ms.sort((a,b)=>a-b);console.log(ms[Math.floor(n/2)]);`;
   // Room for the parsed 500k-target answer (the daemon's own flags are untouched).
-  const out = execFileSync(node, ["--max-old-space-size=8192", "--input-type=module", "-e", code], {
-    encoding: "utf8",
-    maxBuffer: 2 ** 20,
-  });
-  return JSON.parse(out) as { ms: number; bytes: number };
+  const { stdout } = await promisify(execFile)(node, ["--max-old-space-size=8192", "-e", code], { encoding: "utf8" });
+  return Number(stdout.trim());
 }
 
 const failureOf = (what: string, daemon: Daemon) => {
@@ -144,6 +161,10 @@ const facts = (t: ExpositionTally) => {
 };
 
 const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length ? (sorted[Math.floor(sorted.length / 2)] as number) : Number.NaN;
+};
 const round = (x: number, digits = 1) => (Number.isFinite(x) ? +x.toFixed(digits) : x);
 
 async function measure(
@@ -152,6 +173,7 @@ async function measure(
   url: string,
   emptyUrl: string,
   wire: "plain" | "gzip",
+  answerFile: string,
 ): Promise<WholePollRow> {
   const periodS = periodFor(targets);
   const row: WholePollRow = {
@@ -162,6 +184,8 @@ async function measure(
     jsonParseCpuMs: Number.NaN,
     pollCpuMs: Number.NaN,
     ratio: Number.NaN,
+    cyclePollCpuMs: [],
+    cycleJsonParseCpuMs: [],
     threads: {},
     peakRssMB: Number.NaN,
     betweenPollsRssMB: Number.NaN,
@@ -217,11 +241,17 @@ async function measure(
     await prober.started;
     progress(`${targets} targets, ${wire}: ${CYCLES} cycles of ${periodS} s ...`);
     const samplers = [threadCpuSampler(subject.pid), threadCpuSampler(twin.pid)];
-    const start = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
+    let before = [processCpuMs(subject.pid), processCpuMs(twin.pid)] as const;
     const cycles: Cycle[] = [];
     const between: number[] = [];
     const idle: number[] = [];
     for (let i = 0; i < CYCLES; i++) {
+      // Half a period after the poll (done by then: seconds at 500k), the daemons idle: the baseline.
+      await untilPhase(periodS, periodS / 2);
+      const baselineFrom = Math.floor(Date.now() / (periodS * 1000));
+      row.cycleJsonParseCpuMs.push(round(await jsonParseCpuMs(node, answerFile)));
+      if (Math.floor(Date.now() / (periodS * 1000)) !== baselineFrom || phaseS(periodS) > periodS - 3)
+        throw new Error("the JSON.parse baseline took too long to fit between a poll and the next scrape");
       await untilPhase(periodS, periodS - 3); // the poll at the start of this cycle is done by now
       const scrapedAt = Date.now();
       const pollAt = Math.floor(scrapedAt / (periodS * 1000)) * periodS * 1000;
@@ -231,8 +261,10 @@ async function measure(
       await untilPhase(periodS, periodS - 2);
       between.push(processMemoryMB(subject.pid, "VmRSS"));
       idle.push(processMemoryMB(twin.pid, "VmRSS"));
+      const after = [processCpuMs(subject.pid), processCpuMs(twin.pid)] as const;
+      row.cyclePollCpuMs.push(round(after[0] - before[0] - (after[1] - before[1])));
+      before = after;
     }
-    const end = [processCpuMs(subject.pid), processCpuMs(twin.pid)];
     const [subjectThreads, twinThreads] = samplers.map((s) => s.stop()) as [Map<string, number>, Map<string, number>];
     const samples = await prober.stop();
     prober = undefined;
@@ -243,7 +275,9 @@ async function measure(
       const perPoll = Math.round((ms - (twinThreads.get(name) ?? 0)) / CYCLES);
       if (perPoll > 0) row.threads[name] = perPoll;
     }
-    row.pollCpuMs = ((end[0] as number) - (start[0] as number) - ((end[1] as number) - (start[1] as number))) / CYCLES;
+    row.pollCpuMs = median(row.cyclePollCpuMs);
+    row.jsonParseCpuMs = median(row.cycleJsonParseCpuMs);
+    row.ratio = round(median(row.cyclePollCpuMs.map((ms, i) => ms / (row.cycleJsonParseCpuMs[i] as number))), 3);
     row.betweenPollsRssMB = Math.max(...between);
     row.idleRssMB = Math.max(...idle);
     row.loopMaxMs = round(worst(cycles.map((c) => c.loopMaxMs)));
@@ -333,25 +367,20 @@ async function main() {
         return undefined;
       });
       if (!upstream) continue;
+      const answerDir = mkdtempSync(join(tmpdir(), "promstatus-answer-"));
       try {
-        const mine = [await measure(node, targets, upstream.url, empty.url, "plain")];
+        // One answer of the upstream's, for the JSON.parse baseline measured in every cycle.
+        const answerFile = join(answerDir, "targets.json");
+        const answerBytes = await saveAnswer(upstream.url, answerFile);
+        const mine = [await measure(node, targets, upstream.url, empty.url, "plain", answerFile)];
         if (targets === goal) {
-          mine.push(await measure(node, targets, upstream.url, empty.url, "gzip"));
+          mine.push(await measure(node, targets, upstream.url, empty.url, "gzip", answerFile));
           scrapes = await measureScrapes(node, targets, upstream.url);
         }
-        // The baseline with every daemon gone, so that nothing else runs while it is measured.
-        progress(`${targets} targets: JSON.parse of the same bytes ...`);
-        const parse = await jsonParseCpuMs(node, upstream.url).catch((err: unknown) => {
-          progress(`${targets} targets: the JSON.parse baseline failed (${String(err)})`);
-          return { ms: Number.NaN, bytes: Number.NaN };
-        });
-        for (const r of mine) {
-          r.answerBytes = parse.bytes;
-          r.jsonParseCpuMs = parse.ms;
-          r.ratio = r.pollCpuMs / parse.ms;
-        }
+        for (const r of mine) r.answerBytes = answerBytes;
         rows.push(...mine);
       } finally {
+        rmSync(answerDir, { recursive: true, force: true });
         upstream.child.kill();
       }
     }
