@@ -2,7 +2,7 @@
 // common shape only. It finds where the fields the conversion reads are, as spans of the window, and
 // checks the rest as JSON; anything else (an escaped or non-ASCII key, a field of another type, a
 // duplicate field, the window's end) it leaves to the JavaScript reader, which then reads the target
-// itself (src/upstream/targets-scanner.ts). Built by scripts/build-wasm.mjs.
+// itself (src/upstream/targets/scanner.ts). Built by scripts/build-wasm.mjs.
 //
 // Memory, laid out by the caller (src/upstream/wasm/wasm-target-reader.ts keeps the same numbers):
 //   [0, 1024)     the record: i32 slots, below

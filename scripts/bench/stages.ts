@@ -8,8 +8,9 @@ import { constants, gunzipSync, gzipSync } from "node:zlib";
 import { TargetsRounds } from "./generate.js";
 
 const dist = <T>(path: string) => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
-const { scanTargetsAnswer } =
-  await dist<typeof import("../../src/upstream/targets-scanner.js")>("upstream/targets-scanner.js");
+const { scanTargetsAnswer } = await dist<typeof import("../../src/upstream/targets/answer-reader.js")>(
+  "upstream/targets/answer-reader.js",
+);
 const { targetsResponse } = await dist<typeof import("../../src/upstream/payloads.js")>("upstream/payloads.js");
 const { convertTargets } = await dist<typeof import("../../src/convert/targets.js")>("convert/targets.js");
 const { TargetsDecoder } =

@@ -1,6 +1,6 @@
 import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
 import { HashIndex } from "../lib/hash-index.js";
-import type { TargetRead } from "../upstream/targets-scanner.js";
+import type { TargetRead } from "../upstream/targets/target-read.js";
 import { identityHash } from "./identity-hash.js";
 import { mergeValue, SERIES_VALUES, type TargetSeries } from "./series-columns.js";
 import { hashBytes, orderSeries } from "./series-order.js";

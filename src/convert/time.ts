@@ -129,7 +129,7 @@ export function targetHealth(health: string, lastError: string, lastScrape: stri
 
 /**
  * targetHealth of a target, its lastScrape read only when the health depends on it: a target read by the
- * fast path decodes it to text on first use (targets-scanner.ts), ~15 ms per 100k targets, and most
+ * fast path decodes it to text on first use (upstream/targets/target-read.ts), ~15 ms per 100k targets, and most
  * targets are up.
  */
 export function healthOf(target: { health: string; lastError: string; lastScrape?: string | undefined }): string {

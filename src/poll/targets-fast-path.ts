@@ -9,7 +9,9 @@ import { answerSamples, PER_TARGET_FAMILIES, publishesDropped, type TargetsSumma
 import { type FamilyLines, isPacked, MEMBER_PLAIN_BYTES, PACK_MIN_BYTES } from "../exposition/pack.js";
 import { type KeepPieces, type KeptLines, renderTargetsKept } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
-import { labelNamesRead, type TargetRead, TargetsAnswerReader } from "../upstream/targets-scanner.js";
+import { TargetsAnswerReader } from "../upstream/targets/answer-reader.js";
+import { labelNamesRead } from "../upstream/targets/scanner.js";
+import type { TargetRead } from "../upstream/targets/target-read.js";
 import type { ChunkDecoder, DecodeOptions, DecoderMemory, FastDecoded, PackedFastDecoded } from "./decode-types.js";
 import { overSeriesLimit } from "./series-limit.js";
 

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const MODULE = fileURLToPath(new URL("../../src/upstream/targets-scanner.ts", import.meta.url));
+const MODULE = fileURLToPath(new URL("../../src/upstream/targets/answer-reader.ts", import.meta.url));
 
 // Memory outside V8's heap (Buffers) is not bounded by a decoder thread's heap limit: what the reader
 // keeps from one target to the next must not grow with what an answer chooses to write.

@@ -6,7 +6,7 @@ import { identityHash } from "../../src/convert/identity-hash.js";
 import { type DecodeOptions, type DecodeResult, decodeAnswer } from "../../src/poll/decode.js";
 import { decodeTargetsFast } from "../../src/poll/targets-fast-path.js";
 import type { ActiveTarget } from "../../src/upstream/payloads.js";
-import { scanTargetsAnswer, TargetsAnswerReader } from "../../src/upstream/targets-scanner.js";
+import { scanTargetsAnswer, TargetsAnswerReader } from "../../src/upstream/targets/answer-reader.js";
 import { fixtureText } from "../helpers/fixtures.js";
 import { prometheus3Targets } from "../helpers/prometheus-3-targets.js";
 

@@ -12,7 +12,7 @@ describe("the targets reader's WebAssembly module", () => {
   }, 60_000);
 
   it("leaves every target to the scanner where WebAssembly is not there (node --jitless), with the same result", () => {
-    const scanner = fileURLToPath(new URL("../../src/upstream/targets-scanner.ts", import.meta.url));
+    const scanner = fileURLToPath(new URL("../../src/upstream/targets/answer-reader.ts", import.meta.url));
     const script = `
       const { TargetsAnswerReader } = await import(${JSON.stringify(scanner)});
       const answer = Buffer.from('{"status":"success","data":{"activeTargets":[{"labels":{"job":"a","instance":"h:1"},"scrapePool":"a","health":"up"}]}}');

@@ -1,12 +1,9 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { identityHash } from "../../src/convert/identity-hash.js";
-import {
-  TARGET_FIELDS,
-  type TargetRead,
-  TargetsAnswerReader,
-  wasmReaderFor,
-} from "../../src/upstream/targets-scanner.js";
+import { TargetsAnswerReader, wasmReaderFor } from "../../src/upstream/targets/answer-reader.js";
+import { TARGET_FIELDS } from "../../src/upstream/targets/scanner.js";
+import type { TargetRead } from "../../src/upstream/targets/target-read.js";
 
 // A hostile upstream against the WebAssembly targets reader: every answer here is read by the reader
 // with the module and by the JavaScript scanner alone, and both must hand over the same targets (texts,

@@ -2,7 +2,7 @@
 // does, often enough for V8 to optimise the scanner. Prints READING when the answers are built, so a
 // caller tracing V8 (--trace-deopt) can tell the reader's lines from the generator's.
 import { TargetsRounds } from "../../../scripts/bench/generate.js";
-import { TargetsAnswerReader } from "../../../src/upstream/targets-scanner.js";
+import { TargetsAnswerReader } from "../../../src/upstream/targets/answer-reader.js";
 
 const rounds = new TargetsRounds(20_000);
 const answers = [0, 1, 2, 3].map((r) => rounds.answer(r));
