@@ -255,7 +255,7 @@ function hashSpan(h: u32, start: usize, end: usize): u32 {
   }
   const tail = <u32>(end - p);
   // The bytes past the tail are masked off (memory exists past any span: the zero and 16 bytes).
-  const bytes = tail === 0 ? 0 : load<u32>(p) & ((<u32>1 << (tail << 3)) - 1);
+  const bytes = tail === 0 ? 0 : load<u32>(p) & (((<u32>1) << (tail << 3)) - 1);
   return step(h, bytes | ((0x80 | tail) << 24));
 }
 
