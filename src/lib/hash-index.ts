@@ -4,19 +4,38 @@
 // told apart by the caller, who walks the probe sequence:
 //
 //   for (let at = index.first(hash); index.entry(at) >= 0; at = index.next(at)) ...
+//
+// A sequence is never walked further than MAX_PROBE_STEPS: the hashes it keeps may come from an upstream
+// (a target's identity), and one that chose its entries to share a hash (hash flooding: the hashes'
+// seeds are in the source) would make every lookup walk all of them, n²/2 steps for n entries. Past the
+// bound, next() throws; the targets reader then gives the answer up to the reference path, whose Maps
+// V8 hashes with a random seed. Hashes nobody chose, at most half the slots full, walk a few steps: a
+// run of 256 occupied slots has a probability of about e^-49 at a given place.
 
 const EMPTY = -1;
+/** The most steps one probe sequence may take. */
+export const MAX_PROBE_STEPS = 256;
+
+/** A probe sequence longer than any the index's hashes would give by chance: they were chosen to collide. */
+export class ProbeLimitError extends Error {
+  constructor() {
+    super(`a hash index probe walked more than ${MAX_PROBE_STEPS} slots (hashes chosen to collide)`);
+  }
+}
 
 export class HashIndex {
   private slots = new Int32Array(1024).fill(EMPTY);
   private mask = 1023;
   private count = 0;
+  /** Steps taken since the last first(). */
+  private steps = 0;
 
   /** `hashOf(entry)`: the hash an entry was added with (the index is rebuilt from it as it grows). */
   constructor(private readonly hashOf: (entry: number) => number) {}
 
   /** Where the probe sequence of `hash` starts. */
   first(hash: number): number {
+    this.steps = 0;
     return hash & this.mask;
   }
 
@@ -26,6 +45,7 @@ export class HashIndex {
   }
 
   next(at: number): number {
+    if (++this.steps > MAX_PROBE_STEPS) throw new ProbeLimitError();
     return (at + 1) & this.mask;
   }
 

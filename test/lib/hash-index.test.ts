@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HashIndex } from "../../src/lib/hash-index.js";
+import { HashIndex, MAX_PROBE_STEPS, ProbeLimitError } from "../../src/lib/hash-index.js";
 
 describe("HashIndex", () => {
   it("finds every entry added under its hash, through growth and equal hashes, and nothing else", () => {
@@ -23,5 +23,41 @@ describe("HashIndex", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("never walks a probe sequence past MAX_PROBE_STEPS: hashes chosen to collide throw, random ones do not", () => {
+    const walk = (index: HashIndex, h: number) => {
+      let steps = 0;
+      for (let at = index.first(h); index.entry(at) >= 0; at = index.next(at)) steps++;
+      return steps;
+    };
+    // One hash for every entry (a flooding upstream): the lookups walk all entries before, so the bound is met.
+    const flooded = new HashIndex(() => 7);
+    expect(() => {
+      for (let e = 0; e < 4 * MAX_PROBE_STEPS; e++) {
+        walk(flooded, 7);
+        flooded.add(e, 7);
+      }
+    }).toThrow(ProbeLimitError);
+    // As many entries as the bound, then one step further: exactly where it throws.
+    const full = new HashIndex(() => 7);
+    for (let e = 0; e < MAX_PROBE_STEPS; e++) full.add(e, 7);
+    expect(walk(full, 7)).toBe(MAX_PROBE_STEPS);
+    full.add(MAX_PROBE_STEPS, 7);
+    expect(() => walk(full, 7)).toThrow(ProbeLimitError);
+    // 500,000 entries of hashes nobody chose (a mixing function of the entry): every lookup well within the bound.
+    const mixed = (e: number) => {
+      let h = Math.imul(e ^ 0x5bd1e995, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      return h ^ (h >>> 16);
+    };
+    const random = new HashIndex(mixed);
+    let longest = 0;
+    for (let e = 0; e < 500_000; e++) {
+      longest = Math.max(longest, walk(random, mixed(e)));
+      random.add(e, mixed(e));
+    }
+    expect(longest).toBeLessThan(MAX_PROBE_STEPS / 4);
   });
 });
