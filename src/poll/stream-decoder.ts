@@ -48,6 +48,16 @@ interface Open {
   onEnd: ((end: StreamEnd) => void) | undefined;
 }
 
+/** Takes the chunks not yet sent out of an answer's state, and its send at the turn's end. */
+function dropGroup(state: Open): Uint8Array[] {
+  clearImmediate(state.sendAtTurnEnd);
+  state.sendAtTurnEnd = undefined;
+  const group = state.group;
+  state.group = [];
+  state.groupBytes = 0;
+  return group;
+}
+
 const timedOut = (timeoutMs: number): StreamEnd => ({
   gaveUp: false,
   result: { ok: false, reason: "timeout", message: `no complete answer within the timeout (${timeoutMs} ms)` },
@@ -97,8 +107,7 @@ export class StreamDecoder {
     worker.ref();
     this.send(worker, { kind: "open", id, endpoint, options });
     const forget = () => {
-      clearImmediate(state.sendAtTurnEnd);
-      state.group = [];
+      dropGroup(state);
       if (!this.open.delete(id)) return;
       this.send(worker, { kind: "drop", id });
       this.idle();
@@ -142,12 +151,9 @@ export class StreamDecoder {
   }
 
   private sendGroup(worker: Worker, id: number, state: Open): void {
-    clearImmediate(state.sendAtTurnEnd);
-    state.sendAtTurnEnd = undefined;
-    if (state.group.length === 0 || !this.open.has(id)) return;
-    const bytes = state.group;
-    state.group = [];
-    state.groupBytes = 0;
+    const bytes = dropGroup(state);
+    // Not sent once the reader gave up on the answer, or the answer is gone: nothing would read it.
+    if (bytes.length === 0 || state.gaveUp || !this.open.has(id)) return;
     this.send(worker, { kind: "chunks", id, bytes }, transferList(bytes));
   }
 
@@ -177,6 +183,7 @@ export class StreamDecoder {
       this.worker = undefined;
       for (const [id, state] of this.open) {
         this.open.delete(id);
+        dropGroup(state);
         state.failure = result;
         state.onAck?.();
         state.onEnd?.({ gaveUp: false, result });
