@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { constants, gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { type SourceConfig, statusEndpointsOff } from "../../src/config/types.js";
+import { median } from "./median.js";
 import { startUpstream } from "./processes.js";
 import { type Load, scrapeLoadInChild } from "./scrape-client.js";
 
@@ -37,7 +38,6 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(from);
   return (d.user + d.system) / 1000;
 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const mib = (bytes: number) => +(bytes / 2 ** 20).toFixed(1);
 const round = (x: number, digits = 2) => +x.toFixed(digits);
 

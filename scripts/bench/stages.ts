@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { constants, gunzipSync, gzipSync } from "node:zlib";
 import { TargetsRounds } from "./generate.js";
+import { median } from "./median.js";
 
 const dist = <T>(path: string) => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { scanTargetsAnswer } = await dist<typeof import("../../src/upstream/targets/answer-reader.js")>(
@@ -27,8 +28,6 @@ export interface StageRow {
   path: "both" | "fast" | "reference";
   cpuMs: number;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 // Rounds as a real Prometheus answers them: each a new order within each pool, times moved (generate.ts).
 const rounds = new TargetsRounds(Number(values.targets));

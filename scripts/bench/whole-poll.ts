@@ -29,6 +29,7 @@ import { parseArgs, promisify } from "node:util";
 import { dockerfileNodeMajor, nodeBinary } from "../test-matrix.mjs";
 import { type Daemon, logProblems, scrape, startDaemon, startProber, waitReady } from "./daemon.js";
 import type { ExpositionTally } from "./exposition-tally.js";
+import { median } from "./median.js";
 import { processCpuMs, processMemoryMB, startUpstream, threadCpuSampler } from "./processes.js";
 import { type ScrapeLoad, scrapeLoad } from "./scrape-load.js";
 
@@ -161,10 +162,6 @@ const facts = (t: ExpositionTally) => {
 };
 
 const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length ? (sorted[Math.floor(sorted.length / 2)] as number) : Number.NaN;
-};
 const round = (x: number, digits = 1) => (Number.isFinite(x) ? +x.toFixed(digits) : x);
 
 async function measure(
