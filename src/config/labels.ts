@@ -1,4 +1,4 @@
-import { SOURCE_FAMILIES } from "../convert/families.js";
+import { SOURCE_FAMILIES } from "../catalogue/families.js";
 
 /** Valid Prometheus label name, as the text format and PromQL accept it. */
 export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;

@@ -1,6 +1,6 @@
+import { ALERTMANAGER } from "../catalogue/families.js";
 import type { AlertmanagerStatusResponse } from "../upstream/payloads.js";
 import { summarizeAlertmanagerConfig } from "./alertmanager-config.js";
-import { ALERTMANAGER } from "./families.js";
 import { buildInfoLabels, infoLabels } from "./info-label.js";
 import { SampleSet } from "./samples.js";
 import { rfc3339Seconds } from "./time.js";

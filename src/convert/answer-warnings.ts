@@ -1,7 +1,7 @@
+import { POLL } from "../catalogue/families.js";
 import type { Flavor } from "../config/flavors.js";
 import type { Endpoint } from "../config/types.js";
 import { excerpt } from "../upstream/excerpt.js";
-import { POLL } from "./families.js";
 import type { SampleSet } from "./samples.js";
 
 // Thanos Query answers HTTP 200 when a store fails the call, its part simply missing, and says so in a

@@ -1,5 +1,5 @@
+import { ALERTMANAGER, POLL, PROMETHEUS, TARGETS, TSDB } from "../catalogue/families.js";
 import type { Endpoint } from "../config/types.js";
-import { ALERTMANAGER, POLL, PROMETHEUS, TARGETS, TSDB } from "./families.js";
 import type { SampleSet } from "./samples.js";
 
 // A few figures of one answer for the status page, read from the samples it converts to: both decode

@@ -1,6 +1,6 @@
-import { wellFormed } from "../exposition/label-pairs.js";
+import { TARGETS } from "../catalogue/families.js";
 import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
-import { TARGETS } from "./families.js";
+import { wellFormed } from "./label-pairs.js";
 import { SampleSet } from "./samples.js";
 import { classifyScrapeError, DOWN_REASONS } from "./scrape-error-reason.js";
 import { healthOf } from "./time.js";

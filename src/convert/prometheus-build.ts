@@ -1,5 +1,5 @@
+import { PROMETHEUS } from "../catalogue/families.js";
 import type { PrometheusBuildInfoResponse } from "../upstream/payloads.js";
-import { PROMETHEUS } from "./families.js";
 import { buildInfoLabels, infoLabel } from "./info-label.js";
 import type { DigestFacts } from "./replica-facts.js";
 import { SampleSet } from "./samples.js";

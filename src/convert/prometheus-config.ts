@@ -1,6 +1,6 @@
 import { parse } from "yaml";
+import { PROMETHEUS } from "../catalogue/families.js";
 import type { PrometheusConfigResponse } from "../upstream/payloads.js";
-import { PROMETHEUS } from "./families.js";
 import { InvalidPayloadError } from "./invalid-payload.js";
 import { digestOf } from "./prometheus-digest.js";
 import type { DigestFacts } from "./replica-facts.js";

@@ -1,5 +1,5 @@
+import { PROMETHEUS } from "../catalogue/families.js";
 import type { PrometheusFeaturesResponse } from "../upstream/payloads.js";
-import { PROMETHEUS } from "./families.js";
 import { digestOf } from "./prometheus-digest.js";
 import { SampleSet } from "./samples.js";
 

@@ -1,5 +1,5 @@
+import { PROMETHEUS } from "../catalogue/families.js";
 import type { PrometheusRuntimeInfoResponse } from "../upstream/payloads.js";
-import { PROMETHEUS } from "./families.js";
 import { SampleSet } from "./samples.js";
 import { strictRfc3339Seconds } from "./time.js";
 

@@ -1,5 +1,5 @@
+import { GROUP } from "../catalogue/families.js";
 import type { Flavor } from "../config/flavors.js";
-import { GROUP } from "./families.js";
 import { type AlertmanagerFacts, HEALTH, type PrometheusFacts, type ReplicaFacts } from "./replica-facts.js";
 import { SampleSet } from "./samples.js";
 

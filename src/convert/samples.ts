@@ -1,4 +1,4 @@
-import { labelPairs } from "../exposition/label-pairs.js";
+import { labelPairs } from "./label-pairs.js";
 
 export type Labels = Record<string, string>;
 

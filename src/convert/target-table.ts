@@ -1,7 +1,7 @@
-import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
 import { HashIndex } from "../lib/hash-index.js";
 import type { TargetRead } from "../upstream/targets/target-read.js";
 import { identityHash } from "./identity-hash.js";
+import { labelPairs, wellFormed } from "./label-pairs.js";
 import { mergeValue, SERIES_VALUES, type TargetSeries } from "./series-columns.js";
 import { hashBytes, orderSeries } from "./series-order.js";
 import { type TargetLabel, targetLabels, targetValues } from "./targets.js";

@@ -1,10 +1,10 @@
+import { TARGETS } from "../catalogue/families.js";
 import { parseDuration } from "../config/duration.js";
 import type { Flavor } from "../config/flavors.js";
-// The text format's escaping makes the rendered pairs an unambiguous key (values are quoted and escaped).
-import { labelPairs, wellFormed } from "../exposition/label-pairs.js";
 import type { ActiveTarget, TargetsResponse } from "../upstream/payloads.js";
 import { addWarningCount, warningTexts } from "./answer-warnings.js";
-import { TARGETS } from "./families.js";
+// The text format's escaping makes the rendered pairs an unambiguous key (values are quoted and escaped).
+import { labelPairs, wellFormed } from "./label-pairs.js";
 import { type DroppedTargets, PoolCounts } from "./pool-counts.js";
 import type { Labels } from "./samples.js";
 import { SampleSet } from "./samples.js";

@@ -1,7 +1,7 @@
+import { TSDB } from "../catalogue/families.js";
 import type { Flavor } from "../config/flavors.js";
 import type { TsdbResponse } from "../upstream/payloads.js";
 import { addWarningCount, warningTexts } from "./answer-warnings.js";
-import { TSDB } from "./families.js";
 import { type Labels, SampleSet } from "./samples.js";
 import { headTimeSeconds } from "./time.js";
 

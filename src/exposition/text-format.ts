@@ -1,6 +1,7 @@
-import type { FamilyDef } from "../convert/families.js";
+import type { FamilyDef } from "../catalogue/families.js";
+import { escapeLabelValue, labelPairs } from "../convert/label-pairs.js";
 import type { Labels, Sample, SampleSet } from "../convert/samples.js";
-import { escapeLabelValue, formatValue, labelPairs } from "./label-pairs.js";
+import { formatValue } from "./format-value.js";
 
 /** Sample lines per family, ready to be served (UTF-8, no HELP/TYPE). */
 export type RenderedFamilies = [name: string, lines: Uint8Array][];

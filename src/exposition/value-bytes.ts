@@ -1,4 +1,4 @@
-import { formatValue } from "./label-pairs.js";
+import { formatValue } from "./format-value.js";
 
 // A sample value's text written as bytes, without making a string: the per-target families write a
 // million values per poll at 100k targets, and String(value) made one short string each (and the

@@ -1,6 +1,6 @@
+import { POLL, PROMETHEUS } from "../catalogue/families.js";
 import type { Flavor } from "../config/flavors.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
-import { POLL, PROMETHEUS } from "../convert/families.js";
 import { SampleSet } from "../convert/samples.js";
 import { agentModeSamples, VICTORIAMETRICS_MAX_TOP_N } from "../convert/tsdb.js";
 import type { PollError } from "../upstream/poll-error.js";

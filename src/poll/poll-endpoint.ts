@@ -1,7 +1,7 @@
+import { POLL } from "../catalogue/families.js";
 import type { Flavor } from "../config/flavors.js";
 import type { Endpoint, SourceConfig } from "../config/types.js";
 import { type EndpointSummary, summarizeSamples } from "../convert/endpoint-summary.js";
-import { POLL } from "../convert/families.js";
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";

@@ -1,4 +1,4 @@
-import { GROUP_FAMILIES, POLL, SOURCE, SOURCE_FAMILIES } from "../convert/families.js";
+import { GROUP_FAMILIES, POLL, SOURCE, SOURCE_FAMILIES } from "../catalogue/families.js";
 import type { Sample } from "../convert/samples.js";
 import { type Families, type FamilyLines, plainLength } from "../exposition/pack.js";
 import { familyHeader, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";

@@ -1,6 +1,6 @@
 import type { SourceConfig } from "../config/types.js";
-import { answersAs, KIND_SIGNATURES, otherKind } from "../convert/kind-of-answer.js";
 import { fetchBody } from "./client.js";
+import { answersAs, KIND_SIGNATURES, otherKind } from "./kind-of-answer.js";
 
 // One request, bounded in time and size: an Alertmanager's status carries its config, a few KiB to
 // a few hundred; a Prometheus build info is under 1 KiB. Past the cap no hint is given.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ALERTMANAGER } from "../../src/catalogue/families.js";
 import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status.js";
-import { ALERTMANAGER } from "../../src/convert/families.js";
 import { alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { sampleValue } from "../helpers/samples.js";
 

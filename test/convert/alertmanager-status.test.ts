@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
+import { ALERTMANAGER } from "../../src/catalogue/families.js";
 import { summarizeAlertmanagerConfig } from "../../src/convert/alertmanager-config.js";
 import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status.js";
-import { ALERTMANAGER } from "../../src/convert/families.js";
 import { InvalidPayloadError } from "../../src/convert/invalid-payload.js";
 import { alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { fixtureJson, upstreamFixture } from "../helpers/fixtures.js";

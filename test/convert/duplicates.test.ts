@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ALERTMANAGER, TARGETS, TSDB } from "../../src/catalogue/families.js";
 import { convertAlertmanagerStatus } from "../../src/convert/alertmanager-status.js";
-import { ALERTMANAGER, TARGETS, TSDB } from "../../src/convert/families.js";
 import { SampleSet } from "../../src/convert/samples.js";
 import { convertTargets } from "../../src/convert/targets.js";
 import { convertTsdb } from "../../src/convert/tsdb.js";

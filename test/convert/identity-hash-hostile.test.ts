@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { labelPairs } from "../../src/convert/label-pairs.js";
 import { targetLabels } from "../../src/convert/targets.js";
-import { labelPairs } from "../../src/exposition/label-pairs.js";
 import { HashIndex } from "../../src/lib/hash-index.js";
 import { decodeAnswer } from "../../src/poll/decode.js";
 import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";

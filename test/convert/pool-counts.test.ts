@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TARGETS } from "../../src/convert/families.js";
+import { TARGETS } from "../../src/catalogue/families.js";
 import { PoolCounts, TARGET_HEALTHS } from "../../src/convert/pool-counts.js";
 import { healthOf } from "../../src/convert/time.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { POLL, PROMETHEUS, SOURCE_FAMILIES } from "../../src/convert/families.js";
+import { POLL, PROMETHEUS, SOURCE_FAMILIES } from "../../src/catalogue/families.js";
 
 const metricsDoc = readFileSync(fileURLToPath(new URL("../../docs/metrics.md", import.meta.url)), "utf8");
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { GROUP } from "../../src/catalogue/families.js";
 import type { Flavor } from "../../src/config/flavors.js";
-import { GROUP } from "../../src/convert/families.js";
 import { alertmanagerFacts, type ReplicaFacts } from "../../src/convert/replica-facts.js";
 import { compareGroup, type DigestName, type GroupMember, groupDifferences } from "../../src/convert/replica-group.js";
 import { type AlertmanagerStatusResponse, alertmanagerStatusResponse } from "../../src/upstream/payloads.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GROUP } from "../../src/convert/families.js";
+import { GROUP } from "../../src/catalogue/families.js";
 import { alertmanagerFacts, prometheusFacts, type ReplicaFacts } from "../../src/convert/replica-facts.js";
 import { compareGroup, type DigestName, type GroupMember, groupDifferences } from "../../src/convert/replica-group.js";
 import {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TARGETS } from "../../src/convert/families.js";
+import { TARGETS } from "../../src/catalogue/families.js";
 import { DOWN_REASONS } from "../../src/convert/scrape-error-reason.js";
 import { convertTargets, type TargetsOptions } from "../../src/convert/targets.js";
 import { targetsResponse } from "../../src/upstream/payloads.js";

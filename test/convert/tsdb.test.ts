@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { POLL, TSDB } from "../../src/convert/families.js";
+import { POLL, TSDB } from "../../src/catalogue/families.js";
 import { convertTsdb } from "../../src/convert/tsdb.js";
 import { tsdbResponse } from "../../src/upstream/payloads.js";
 import { fixtureJson, upstreamFixture } from "../helpers/fixtures.js";

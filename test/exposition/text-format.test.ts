@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { escapeLabelValue } from "../../src/convert/label-pairs.js";
 import type { Labels, Sample } from "../../src/convert/samples.js";
-import { escapeLabelValue, formatValue } from "../../src/exposition/label-pairs.js";
+import { formatValue } from "../../src/exposition/format-value.js";
 import { renderSamples } from "../../src/exposition/text-format.js";
 
 // The buffer-writing renderer against the text format written the plain way, on random samples:

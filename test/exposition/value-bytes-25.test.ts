@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatValue } from "../../src/exposition/label-pairs.js";
+import { formatValue } from "../../src/exposition/format-value.js";
 import { MAX_VALUE_BYTES } from "../../src/exposition/value-bytes.js";
 import { decodeAnswer } from "../../src/poll/decode.js";
 import { decodeOptions } from "../helpers/decode-options.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatValue } from "../../src/exposition/label-pairs.js";
+import { formatValue } from "../../src/exposition/format-value.js";
 import { MAX_VALUE_BYTES, writeValue } from "../../src/exposition/value-bytes.js";
 
 const written = (value: number): string => {

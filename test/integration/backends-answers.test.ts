@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SOURCE_FAMILIES } from "../../src/catalogue/families.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { Endpoint, SourceConfig } from "../../src/config/types.js";
-import { SOURCE_FAMILIES } from "../../src/convert/families.js";
 import { familyHeader } from "../../src/exposition/text-format.js";
 import { plainText } from "../../src/exposition/unpack.js";
 import { type PollOutcome, pollEndpoint } from "../../src/poll/poll-endpoint.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { POLL, TSDB } from "../../src/convert/families.js";
+import { POLL, TSDB } from "../../src/catalogue/families.js";
 import { ENDPOINTS, requestUrl } from "../../src/poll/endpoints.js";
 import { excerpt } from "../../src/upstream/excerpt.js";
 import { PollError } from "../../src/upstream/poll-error.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { GROUP_FAMILIES, SOURCE_FAMILIES } from "../../src/convert/families.js";
+import { GROUP_FAMILIES, SOURCE_FAMILIES } from "../../src/catalogue/families.js";
 import { findBinaries } from "../harness/binaries.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));

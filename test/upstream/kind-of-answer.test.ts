@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answersAs } from "../../src/convert/kind-of-answer.js";
+import { answersAs } from "../../src/upstream/kind-of-answer.js";
 import { fixtureText } from "../helpers/fixtures.js";
 
 const buildinfo = JSON.stringify({

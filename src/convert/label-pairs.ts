@@ -1,5 +1,5 @@
-// The pieces of a text-format line, with nothing to import: converters build series keys from them and
-// the writers write lines with them.
+// The label pieces of a text-format line, with nothing to import: converters build series keys from them
+// and the writers (src/exposition/) write lines with them.
 
 const NEEDS_ESCAPE = /[\\"\n]/;
 
@@ -18,11 +18,6 @@ export function escapeLabelValue(raw: string): string {
   const value = wellFormed(raw);
   if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/[\\"\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`));
-}
-
-export function formatValue(value: number): string {
-  if (Number.isFinite(value)) return String(value);
-  return value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN";
 }
 
 /** `name="value",…` in the labels' order, values escaped: also the source prefix `source="…",…`. */
