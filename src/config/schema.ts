@@ -62,18 +62,47 @@ const oneScheduleMessage = {
   path: ["interval"],
 };
 
+/** Text without `scheme://` that is a URL once `http://` goes before it ("prometheus:9090"). */
+const withoutScheme = (text: string) => !/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(text) && URL.canParse(`http://${text}`);
+
+const hasSpaceOrControl = (text: string) => {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) <= 0x20 || text.charCodeAt(i) === 0x7f) return true;
+  return false;
+};
+
+/** Why text that is no URL is none, for the message; "" when no more is known. */
+function whyInvalidUrl(text: string): string {
+  const port = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/.exec(text)?.[1];
+  if (port !== undefined && Number(port) > 65535) return `: port ${port} is out of range (at most 65535)`;
+  return "";
+}
+
 const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefine((text, ctx) => {
+  if (withoutScheme(text)) {
+    const use = redactUnparsedUrl(`http://${text}`);
+    ctx.addIssue({ code: "custom", message: `invalid URL "${redactUnparsedUrl(text)}": no scheme; use "${use}"` });
+    return;
+  }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     // An unparseable URL may still carry a password: never echo it.
-    ctx.addIssue({ code: "custom", message: `invalid URL "${redactUnparsedUrl(text)}"` });
+    ctx.addIssue({ code: "custom", message: `invalid URL "${redactUnparsedUrl(text)}"${whyInvalidUrl(text)}` });
+    return;
+  }
+  // The URL parser drops spaces and control characters at the ends (and tabs and newlines anywhere),
+  // while requests are made from the text as written: a trailing space (from an environment variable,
+  // say) would make every request URL invalid. Said here, with the text quoted so the space shows.
+  if (hasSpaceOrControl(text)) {
+    const quoted = JSON.stringify(redactUnparsedUrl(text));
+    ctx.addIssue({ code: "custom", message: `URL must not contain spaces or control characters: ${quoted}` });
     return;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     ctx.addIssue({ code: "custom", message: `URL scheme must be http or https, got "${url.protocol.slice(0, -1)}"` });
-  } else if (url.search || url.hash) {
+  } else if (url.search || url.hash || /[?#]/.test(text)) {
+    // An empty query or fragment ("/?", "/#") parses to none, but would still end the text requests are made from.
     // A web UI address (Alertmanager's /#/alerts): the fragment would be dropped from every request.
     ctx.addIssue({
       code: "custom",

@@ -108,10 +108,16 @@ export class Scheduler {
       this.log.warn({ source: job.config.name }, "poll skipped: the previous poll of this source is still running");
       return job.inFlight;
     }
-    job.inFlight = this.pollOnce(job).finally(() => {
-      job.inFlight = undefined;
-      job.firstPollDone = true;
-    });
+    job.inFlight = this.pollOnce(job)
+      .catch((error: unknown) => {
+        // The exporter's own fault, not the source's: said loudly, and the daemon goes on polling.
+        const message = error instanceof Error ? error.message : String(error);
+        this.log.error({ source: job.config.name, err: message }, "poll could not be completed (an exporter bug)");
+      })
+      .finally(() => {
+        job.inFlight = undefined;
+        job.firstPollDone = true;
+      });
     return job.inFlight;
   }
 
@@ -121,7 +127,12 @@ export class Scheduler {
     const endpoints = endpointsOf(source);
     const polled = await this.pollEndpoints(job, endpoints, signal);
     if (signal.aborted) return; // stopped or reloaded away: an aborted poll says nothing about the source
-    const outcomes = await job.hints.explain(endpoints, polled, signal);
+    // Hints only add words to failures: if working them out fails, the failures stand as they are.
+    const outcomes = await job.hints.explain(endpoints, polled, signal).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log.warn({ source: source.name, err: message }, "could not explain the poll's failures");
+      return polled;
+    });
     if (signal.aborted) return;
     job.detection.take(pollClue(endpoints.map((endpoint, i) => ({ endpoint, clue: outcomes[i]?.clue }))));
     // Record all endpoints in one synchronous step: a scrape sees the source before or after, never between.

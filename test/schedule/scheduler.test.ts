@@ -226,4 +226,25 @@ describe("Scheduler", () => {
       expect.objectContaining({ endpoint: "status", failed_polls: 2, failed_seconds: expect.any(Number) }),
     ]);
   });
+  it("keeps polling and records the failure when explaining a failed poll throws", async () => {
+    // A url the config schema refuses (a trailing space) reaching the scheduler anyway: the request
+    // fails, and working out a hint for it parses the URL, which throws. Once that rejection went
+    // unhandled and ended the process.
+    const upstream = await startFakeUpstream((_req, res) => void res.writeHead(404).end());
+    cleanups.push(() => upstream.close());
+    const { store } = start([
+      sourceConfig({ name: "spaced", kind: "alertmanager", url: `${upstream.url} `, schedule: "0 0 * * *" }),
+    ]);
+    const text = await waitFor(
+      "the failed poll published",
+      async () => {
+        const t = partsText(store.exposition().parts);
+        return samplesOf(t, "promstatus_up", { source: "spaced" }).length ? t : undefined;
+      },
+      3000,
+      20,
+    );
+    expect(valueIn(text, "promstatus_up", { source: "spaced" })).toBe(0);
+    expect(logged.some((l) => l.source === "spaced" && l.msg === "could not explain the poll's failures")).toBe(true);
+  });
 });
