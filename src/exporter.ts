@@ -90,6 +90,7 @@ export class Exporter {
         groups: groupTables(this.store.groupViews().values()),
         probes: this.prober.history(),
         refusedReload: this.refusedReload,
+        lifecycle: flags.enableLifecycle,
       }),
       webConfig: () => this.webConfig,
       probe: (request) => this.prober.probe(request),

@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { gzipMember } from "../exposition/gzip-stream.js";
 import { packedMembers, readMembers } from "../exposition/member-readers.js";
@@ -124,7 +124,8 @@ export function createApp(deps: AppDeps): Express {
     if (account === undefined) res.status(404).type("text/plain").send("No such probe in the recent history.\n");
     else res.type("text/plain").send(account);
   });
-  app.post("/-/reload", async (_req, res, next) => {
+  // POST or PUT, as Prometheus takes them (web/web.go; Debian's 2.42 answers both 200, Alertmanager POST only).
+  const reload: RequestHandler = async (_req, res, next) => {
     // Anyone who reaches the port (or a browser tricked into a cross-site form post) could reload.
     if (!deps.enableLifecycle) {
       res.status(403).type("text/plain").send("Lifecycle API is not enabled (start with --web.enable-lifecycle).\n");
@@ -137,9 +138,11 @@ export function createApp(deps: AppDeps): Express {
     } catch (err) {
       next(err);
     }
-  });
+  };
+  app.post("/-/reload", reload);
+  app.put("/-/reload", reload);
   app.all("/-/reload", (_req, res) => {
-    res.set("Allow", "POST").status(405).type("text/plain").send("Use POST to reload the config.\n");
+    res.set("Allow", "POST, PUT").status(405).type("text/plain").send("Use POST (or PUT) to reload the config.\n");
   });
   app.get("/", (_req, res) => {
     res.type("html").send(landingPage(deps.landing()));

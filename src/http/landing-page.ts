@@ -20,6 +20,8 @@ export interface LandingPageInfo {
   probes: readonly ProbeRecord[];
   /** The exporter's last config reload, when it was refused (the running config stays). */
   refusedReload?: { atSeconds: number; problems: number } | undefined;
+  /** Whether POST /-/reload reloads (--web.enable-lifecycle); SIGHUP always does. */
+  lifecycle?: boolean;
 }
 
 /** Names listed in a summary line before "and N more": the page stays short for hundreds of sources. */
@@ -326,7 +328,7 @@ export function landingPage(info: LandingPageInfo): string {
 <h1>Prometheus Status Exporter</h1>
 <p>Version ${escapeHtml(version)}. Polls the status APIs of Prometheus and Alertmanager servers.
 <a href="${path}">Metrics</a> · <a href="-/healthy">Health</a> · <a href="-/ready">Readiness</a> ·
-reload the config: <code>POST /-/reload</code> or SIGHUP.</p>
+reload the config: ${info.lifecycle ? "<code>POST /-/reload</code> or " : ""}SIGHUP.</p>
 ${summaryList(info)}
 <h2>Sources</h2>
 ${sourceSection}

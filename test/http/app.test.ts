@@ -158,17 +158,18 @@ describe("HTTP app", () => {
     expect(await res.text()).not.toContain("secret detail");
   });
 
-  it("reloads on POST /-/reload, answering 500 with the problems when refused, 405 for GET", async () => {
+  it("reloads on POST or PUT /-/reload (as Prometheus), answering 500 with the problems when refused, 405 for GET", async () => {
     let answer: string | undefined;
     const base = await serve({ reload: async () => answer });
     expect((await fetch(`${base}/-/reload`, { method: "POST" })).status).toBe(200);
+    expect((await fetch(`${base}/-/reload`, { method: "PUT" })).status).toBe(200);
     answer = "x.yml:3: sources[0].url: invalid URL";
     const refused = await fetch(`${base}/-/reload`, { method: "POST" });
     expect(refused.status).toBe(500);
     expect(await refused.text()).toContain("x.yml:3: sources[0].url: invalid URL");
     const get = await fetch(`${base}/-/reload`);
     expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toBe("POST");
+    expect(get.headers.get("allow")).toBe("POST, PUT");
   });
 
   it("refuses POST /-/reload without --web.enable-lifecycle, and does not reload", async () => {

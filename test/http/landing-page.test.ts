@@ -81,6 +81,12 @@ const group = (g: Partial<GroupTable>): GroupTable => ({
 });
 
 describe("status page: summary", () => {
+  it("offers POST /-/reload only when --web.enable-lifecycle allows it; SIGHUP always", () => {
+    expect(page({ lifecycle: true })).toContain("reload the config: <code>POST /-/reload</code> or SIGHUP.");
+    expect(page({ lifecycle: false })).toContain("reload the config: SIGHUP.");
+    expect(page({ lifecycle: false })).not.toContain("/-/reload");
+  });
+
   it("says how many sources are ok, failing and not polled yet, naming the failing ones", () => {
     const html = page({
       sources: [
