@@ -1,4 +1,6 @@
 import { fiveFieldCronWarning } from "./cron-meaning.js";
+import { DEFAULTS } from "./defaults.js";
+import { parseDuration } from "./duration.js";
 import type { RawConfig } from "./schema.js";
 import { baseUrlHint } from "./url-hint.js";
 
@@ -18,8 +20,15 @@ export function configWarnings(raw: RawConfig): RawWarning[] {
     if (message) warnings.push({ path: [...path, "schedule"], message });
   };
   cron(["global"], raw.global?.schedule);
+  const global = raw.global ?? {};
+  const globalOverrun = overrun(global, {});
+  if (globalOverrun) warnings.push({ path: ["global", global.timeout ? "timeout" : "interval"], ...globalOverrun });
   (raw.sources ?? []).forEach((s, i) => {
     cron(["sources", i], s.schedule);
+    // Said at the source only where it sets its own timing; global's is said once, above.
+    const own = s.timeout !== undefined || s.interval !== undefined || s.schedule !== undefined;
+    const sourceOverrun = own ? overrun(s, global) : undefined;
+    if (sourceOverrun) warnings.push({ path: ["sources", i, s.timeout ? "timeout" : "interval"], ...sourceOverrun });
     const url = baseUrlHint(s.url);
     if (url) warnings.push({ path: ["sources", i, "url"], message: url });
     const thanos = thanosInGroup(s, raw.global?.flavor);
@@ -27,6 +36,39 @@ export function configWarnings(raw: RawConfig): RawWarning[] {
   });
   return warnings;
 }
+
+interface Timing {
+  interval?: string | undefined;
+  schedule?: string | undefined;
+  timeout?: string | undefined;
+}
+
+/**
+ * A timeout longer than the time between polls (Prometheus refuses a scrape_timeout above its
+ * scrape_interval): polls never overlap, so one that runs that long skips those due meanwhile. Known
+ * only where the time between polls is plain: an interval, or the default schedule (every 30 s); a cron
+ * schedule of one's own says nothing here.
+ */
+function overrun(own: Timing, global: Timing): { message: string } | undefined {
+  const timeout = own.timeout ?? global.timeout ?? DEFAULTS.timeout;
+  const interval =
+    own.interval ??
+    (own.schedule !== undefined
+      ? undefined
+      : (global.interval ?? (global.schedule === undefined ? DEFAULT_SCHEDULE_PERIOD : undefined)));
+  if (interval === undefined) return undefined;
+  const timeoutMs = parseDuration(timeout);
+  const intervalMs = parseDuration(interval);
+  if (timeoutMs === undefined || intervalMs === undefined || timeoutMs <= intervalMs) return undefined;
+  const between =
+    interval === DEFAULT_SCHEDULE_PERIOD ? `${interval} between polls (the default schedule)` : `interval ${interval}`;
+  return {
+    message: `timeout ${timeout} is longer than the ${between}: polls never overlap, so one that runs that long skips those due meanwhile (Prometheus refuses a scrape_timeout above its scrape_interval)`,
+  };
+}
+
+/** The time between two polls of DEFAULTS.schedule (every 30 seconds, on the half minute). */
+const DEFAULT_SCHEDULE_PERIOD = "30s";
 
 /**
  * Thanos Query in a replica group: it deduplicates its stores' replicas into one answer (down wins), so
