@@ -19,7 +19,8 @@ async function main(): Promise<number | undefined> {
     flags = parseFlags(process.argv.slice(2));
   } catch (err) {
     if (!(err instanceof FlagError)) throw err;
-    process.stderr.write(`${err.message}\n\n${USAGE}`);
+    // As Prometheus's flags say it: the problem, and where the flags are listed (not all of them here).
+    process.stderr.write(`error: ${err.message}, try --help\n`);
     return 1;
   }
   if (flags.help || flags.version) {

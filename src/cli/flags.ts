@@ -75,12 +75,27 @@ export class FlagError extends Error {
   override name = "FlagError";
 }
 
+const BOOLEAN_FLAGS = new Set(["config.check", "web.enable-lifecycle", "version", "help"]);
+
+/**
+ * One argument as node:util's parseArgs takes it. `--flag=true` and `--flag=false` for a boolean flag are
+ * taken (kingpin, which Prometheus's flags use, takes them); a long flag with one dash (`-config.file=x`,
+ * Go's flag package style) would be read as a cluster of short flags (`-c`, `-o`, ...): it is named.
+ */
+function asParsed(arg: string): string[] {
+  const bool = /^--([a-z.-]+)=(true|false)$/.exec(arg);
+  if (bool && BOOLEAN_FLAGS.has(bool[1] as string)) return bool[2] === "true" ? [`--${bool[1]}`] : [];
+  const oneDash = /^-([a-z][a-z-]*\.[a-z.-]+|version|help)(=.*)?$/.exec(arg);
+  if (oneDash) throw new FlagError(`${arg}: flags take two dashes: --${oneDash[1]}${oneDash[2] ?? ""}`);
+  return [arg];
+}
+
 /** Parses command-line flags in the Prometheus style (`--config.file=...`). Throws FlagError. */
 export function parseFlags(argv: readonly string[]): Flags {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      args: argv.flatMap(asParsed),
       strict: true,
       allowPositionals: false,
       options: {

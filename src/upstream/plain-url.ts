@@ -77,6 +77,6 @@ export function plainUrl(target: string): PlainUrl | string {
       given.slice(0, origin.length).toLowerCase() === origin.toLowerCase() &&
       given.slice(origin.length) === path,
   );
-  if (!asWritten) return `target is fetched as "${base}": give it in that form`;
+  if (!asWritten) return `target is fetched as "${base}": give it in that form, not as written`;
   return { url, path, base };
 }

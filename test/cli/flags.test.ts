@@ -49,8 +49,17 @@ describe("parseFlags", () => {
     });
   });
 
+  it("takes --flag=true and --flag=false for a boolean flag, as Prometheus's flags do", () => {
+    expect(parseFlags(["--web.enable-lifecycle=true"]).enableLifecycle).toBe(true);
+    expect(parseFlags(["--web.enable-lifecycle=false"]).enableLifecycle).toBe(false);
+    expect(parseFlags(["--config.check=true"]).configCheck).toBe(true);
+  });
+
   it.each([
     [["--nope"], /Unknown option '--nope'/],
+    [["-config.file=x.yml"], /-config.file=x.yml: flags take two dashes: --config.file=x.yml/],
+    [["-web.listen-address", ":1"], /flags take two dashes: --web.listen-address/],
+    [["--web.enable-lifecycle=maybe"], /does not take an argument/],
     [["--log.level=loud"], /--log.level: must be one of debug, info, warn, error, got "loud"/],
     [["--web.telemetry-path=metrics"], /--web.telemetry-path: must start with \//],
     [["--web.listen-address=9816"], /--web.listen-address: expected \[host\]:port/],
