@@ -46,8 +46,12 @@ export function parseYaml<T>(
     throw new ConfigError(file, problems);
   }
   const locate: Locate = (path, message) => {
-    const node = doc.getIn(path as unknown[], true);
-    const offset = isNode(node) ? node.range?.[0] : undefined;
+    // A missing key (`name: is required`) is not in the file: its map's line is the place to look.
+    let offset: number | undefined;
+    for (let n = path.length; n >= 0 && offset === undefined; n--) {
+      const node = doc.getIn(path.slice(0, n) as unknown[], true);
+      if (isNode(node) && (n > 0 || path.length === 0)) offset = node.range?.[0];
+    }
     const problem: ConfigProblem = { field: formatPath(path), message };
     if (offset !== undefined) problem.line = lines.linePos(offset).line;
     return problem;
@@ -67,7 +71,7 @@ export function parseYaml<T>(
   if (!result.success)
     throw new ConfigError(
       file,
-      result.error.issues.map((issue) => toProblem(issue, locate, tree)),
+      byLine(result.error.issues.map((issue) => toProblem(issue, locate, tree))),
     );
   return { data: result.data, locate };
 }
@@ -96,3 +100,10 @@ function valueAt(tree: unknown, path: readonly PropertyKey[]): unknown {
   }
   return node;
 }
+
+/** Problems in the order of their lines in the file (those without a line last, as found). */
+const byLine = (problems: ConfigProblem[]): ConfigProblem[] =>
+  problems
+    .map((problem, i) => ({ problem, i }))
+    .sort((a, b) => (a.problem.line ?? Infinity) - (b.problem.line ?? Infinity) || a.i - b.i)
+    .map(({ problem }) => problem);

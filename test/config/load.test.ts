@@ -272,6 +272,27 @@ describe("invalid configs", () => {
     expect(err.message).toBe(`${path("invalid-unknown-source-key.yml")}:6: sources[0].intervall: unknown field`);
   });
 
+  it("points a missing key at the line of the map it is missing from", async () => {
+    const err = await loadError("invalid-missing-name.yml");
+    expect(err.message).toBe(`${path("invalid-missing-name.yml")}:3: sources[0].name: is required`);
+  });
+
+  it("lists the problems in the order of their lines", () => {
+    // The schema checks global before sources; the file has them the other way round.
+    const text = 'sources:\n  - { name: a, kind: prometheus, url: "nope" }\nglobal:\n  timeout: soon\n';
+    let err: unknown;
+    try {
+      parseConfig(text, "order.yml");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems.map((p) => [p.line, p.field])).toEqual([
+      [2, "sources[0].url"],
+      [4, "global.timeout"],
+    ]);
+  });
+
   it("lists every problem, not just the first", async () => {
     const err = await loadError("invalid-several-problems.yml");
     expect(err.problems.map((p) => p.field).sort()).toEqual(["global.timeout", "sources[0].colour", "sources[1].url"]);
