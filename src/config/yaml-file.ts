@@ -69,10 +69,7 @@ export function parseYaml<T>(
   }
   const result = schema.safeParse(tree);
   if (!result.success)
-    throw new ConfigError(
-      file,
-      byLine(result.error.issues.map((issue) => toProblem(issue, locate, tree))),
-    );
+    throw new ConfigError(file, byLine(result.error.issues.map((issue) => toProblem(issue, locate, tree))));
   return { data: result.data, locate };
 }
 
