@@ -15,7 +15,13 @@ export const TSDB_LIMIT_MAX = 10_000;
 // The config file's schema: strict objects (unknown keys are errors), one message per rule.
 
 const duration = z
-  .string({ error: typeError("must be a duration such as 500ms, 10s or 1m") })
+  .string({
+    // YAML reads `interval: 30` as a number: the unit is what is missing.
+    error: (issue) =>
+      typeof issue.input === "number"
+        ? `must be a duration with its unit, such as ${issue.input}s (got the number ${issue.input})`
+        : typeError("must be a duration such as 500ms, 10s or 1m")(issue),
+  })
   .superRefine((text, ctx) => {
     const ms = parseDuration(text);
     if (ms === undefined)
@@ -213,7 +219,15 @@ const flavorOf = (kind: "prometheus" | "alertmanager") =>
 // global.flavor: any flavor; each source that takes it must be of a kind it fits (checked below).
 const anyFlavor = z.enum(["auto", ...FLAVORS], { error: `must be one of ${flavorValues(FLAVORS)}` }).optional();
 
-const staticLabels = z.record(labelName, z.string({ error: "label values must be strings" }));
+const staticLabels = z.record(
+  labelName,
+  z.string({
+    error: (issue) =>
+      ["number", "boolean"].includes(typeof issue.input)
+        ? `label values must be strings: quote it, "${String(issue.input)}" (YAML reads it unquoted as a ${typeof issue.input})`
+        : "label values must be strings",
+  }),
+);
 
 const groupName = z.string({ error: typeError("must be a string") }).min(1, { error: "must not be empty" });
 

@@ -86,6 +86,9 @@ function toProblem(issue: z.core.$ZodIssue, locate: Locate, tree: unknown): Conf
   // A key written with nothing after it is null to YAML: say it is empty, not "received null".
   if (issue.code === "invalid_type" && issue.expected !== "undefined" && valueAt(tree, issue.path) === null)
     message = emptyMessage(issue.expected, issue.message);
+  // Zod's own words ("Invalid input: expected boolean, received string") in the file's terms.
+  else if (issue.code === "invalid_type" && message.startsWith("Invalid input"))
+    message = `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}, got ${describeValue(valueAt(tree, issue.path))}`;
   return locate(path, message);
 }
 
@@ -104,3 +107,22 @@ const byLine = (problems: ConfigProblem[]): ConfigProblem[] =>
     .map((problem, i) => ({ problem, i }))
     .sort((a, b) => (a.problem.line ?? Infinity) - (b.problem.line ?? Infinity) || a.i - b.i)
     .map(({ problem }) => problem);
+
+/** What a type zod expected is called in a YAML file. */
+const TYPE_WORDS: Record<string, string> = {
+  boolean: "true or false",
+  number: "a number",
+  string: "a string",
+  object: "a map of settings",
+  record: "a map",
+  array: "a list",
+};
+
+/** A value as a message names it: by kind, never as written (it may be a secret of the wrong type). */
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object" && value !== null) return "a map";
+  if (typeof value === "boolean") return String(value);
+  return `a ${typeof value}`;
+}

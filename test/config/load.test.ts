@@ -298,6 +298,18 @@ describe("invalid configs", () => {
     expect(err.problems.map((p) => p.field).sort()).toEqual(["global.timeout", "sources[0].colour", "sources[1].url"]);
   });
 
+  it("never echoes a secret given with the wrong type", () => {
+    const text = 'sources:\n  - { name: a, kind: prometheus, url: "http://h:9090", basic_auth: { username: u, password: 918273645 } }\n';
+    let err: unknown;
+    try {
+      parseConfig(text, "secret.yml");
+    } catch (e) {
+      err = e;
+    }
+    expect((err as ConfigError).message).toContain("sources[0].basic_auth.password");
+    expect((err as ConfigError).message).not.toContain("918273645");
+  });
+
   it("never echoes a password from a URL", async () => {
     expect((await loadError("invalid-url-with-password.yml")).message).not.toContain("hunter2");
     expect((await loadError("invalid-url-fragment.yml")).message).not.toContain("s3cret");
