@@ -299,7 +299,8 @@ describe("invalid configs", () => {
   });
 
   it("never echoes a secret given with the wrong type", () => {
-    const text = 'sources:\n  - { name: a, kind: prometheus, url: "http://h:9090", basic_auth: { username: u, password: 918273645 } }\n';
+    const text =
+      'sources:\n  - { name: a, kind: prometheus, url: "http://h:9090", basic_auth: { username: u, password: 918273645 } }\n';
     let err: unknown;
     try {
       parseConfig(text, "secret.yml");
