@@ -1,10 +1,19 @@
 import { readFile } from "node:fs/promises";
+import { isAbsolute } from "node:path";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem, formatPath } from "./config-error.js";
 import { expandEnv } from "./env.js";
 import { emptyMessage } from "./messages.js";
 import { envQuoteHint } from "./yaml-hint.js";
+
+/** What the usual failures to read a file mean. */
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: "no such file",
+  EISDIR: "a directory, not a file",
+  EACCES: "permission denied to this process",
+  ENOTDIR: "a part of the path is not a directory",
+};
 
 export type Locate = (path: readonly PropertyKey[], message: string) => ConfigProblem;
 
@@ -14,7 +23,11 @@ export async function readConfigFile(file: string): Promise<string> {
     return await readFile(file, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? "";
-    throw new ConfigError(file, [{ field: "", message: `cannot read config file (${code || String(err)})` }]);
+    const why = READ_ERRORS[code];
+    // A relative path is read from the working directory, which is not always the one expected.
+    const where = isAbsolute(file) ? "" : ` (relative to the working directory ${process.cwd()})`;
+    const message = `cannot read config file (${code || String(err)})${why ? `: ${why}${where}` : ""}`;
+    throw new ConfigError(file, [{ field: "", message }]);
   }
 }
 

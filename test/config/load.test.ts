@@ -347,6 +347,13 @@ modules:
 
   it("names a missing file", async () => {
     const err = await loadError("does-not-exist.yml");
-    expect(err.message).toBe(`${path("does-not-exist.yml")}: cannot read config file (ENOENT)`);
+    expect(err.message).toBe(`${path("does-not-exist.yml")}: cannot read config file (ENOENT): no such file`);
+  });
+
+  it("says a folder is not a file, and where a relative path is read from", async () => {
+    const err = await loadConfig(".").catch((e: unknown) => e as ConfigError);
+    expect(err.message).toBe(
+      `.: cannot read config file (EISDIR): a directory, not a file (relative to the working directory ${process.cwd()})`,
+    );
   });
 });
