@@ -351,8 +351,11 @@ modules:
   });
 
   it("says a folder is not a file, and where a relative path is read from", async () => {
-    const err = await loadConfig(".").catch((e: unknown) => e as ConfigError);
-    expect(err.message).toBe(
+    const err = await loadConfig(".").then(
+      () => undefined,
+      (e: unknown) => e as ConfigError,
+    );
+    expect(err?.message).toBe(
       `.: cannot read config file (EISDIR): a directory, not a file (relative to the working directory ${process.cwd()})`,
     );
   });
