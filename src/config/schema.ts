@@ -305,10 +305,13 @@ type RawSourceShape = z.infer<typeof source>;
 
 // A regex that must match the whole target URL (anchored as Prometheus anchors relabel regexes).
 const targetPattern = z.string({ error: typeError("must be a regular expression string") }).superRefine((text, ctx) => {
+  // Compiled on its own first: anchored, a stray ")" could close the anchoring group and leave the
+  // rest unanchored ("a)|(.*" would allow anything).
   try {
-    new RegExp(`^(?:${text})$`);
+    new RegExp(text);
   } catch (error) {
-    ctx.addIssue({ code: "custom", message: `invalid regular expression: ${(error as Error).message}` });
+    const why = (error as Error).message.replace(/^Invalid regular expression: \/.*\/\w*: /s, "");
+    ctx.addIssue({ code: "custom", message: `invalid regular expression ${JSON.stringify(text)}: ${why}` });
   }
 });
 
