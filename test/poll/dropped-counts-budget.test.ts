@@ -2,14 +2,13 @@ import { describe, expect, it } from "vitest";
 import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 
-// Hostile test (FAILS until fixed). decoding.md's budget: "targets a streamed answer may list ...
-// a scrape pool (active, or met only among the dropped targets, which are counted by pool and not
-// kept) counting as 32 targets ... reading stops, too_large". Pools listed in `droppedTargets` are
-// weighed (onDroppedPool), but the pools named as keys of `droppedTargetCounts` (Prometheus 2.47+)
-// are not: answer-reader.ts takes the whole object (Read.Counts, up to 16 MiB) and pool-counts.ts
-// makes a series of every key. Measured in the daemon (Node 24): a 15 MB answer of 900,000 keys took
-// the shared decoder thread ~14 s (2.9 s reading, 11.5 s finishing), pushed another scheduled
-// source's polls past their timeout four times in a row, and ended the thread at 320 MiB.
+// decoding.md's budget: "targets a streamed answer may list ... a scrape pool (active, or met only
+// among the dropped targets, or named in droppedTargetCounts) counting as 32 targets ... reading stops,
+// too_large". The pools named as keys of `droppedTargetCounts` (Prometheus 2.47+) were once not weighed:
+// the reader took the whole object and pool-counts.ts made a series of every key. Measured in the daemon
+// (Node 24): a 15 MB answer of 900,000 keys took the shared decoder thread ~14 s (2.9 s reading, 11.5 s
+// finishing), pushed another scheduled source's polls past their timeout four times in a row, and ended
+// the thread at 320 MiB.
 
 const options = decodeOptions();
 

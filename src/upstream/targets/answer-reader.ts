@@ -145,7 +145,7 @@ export class TargetsAnswerReader {
    * (often many more than it scrapes), and only the count per pool is published.
    */
   private readonly dropped = new Map<string, number>();
-  /** Called for each pool first met among the dropped targets (what the count keeps grows by one). */
+  /** Called for each pool first met among the dropped targets, and for each named in droppedTargetCounts. */
   onDroppedPool: () => void = () => {};
   /** Called for each string in the answer's top-level `warnings` (Thanos Query), in order. */
   onWarning: (text: string) => void = () => {};
@@ -386,7 +386,9 @@ export class TargetsAnswerReader {
       case Read.Null:
         return s.null();
       case Read.Counts:
-        return s.counts();
+        // Each pool named weighs as one met among the dropped targets: a hostile answer naming millions
+        // is stopped at the targets budget, not made into a series each.
+        return s.counts(this.onDroppedPool);
       case Read.Target: {
         // In the window (not a value carried over from a chunk before), the WebAssembly reader first.
         const wasm = this.wasmNow;
