@@ -7,12 +7,13 @@ import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
 import type { ScrapeMetrics } from "../publish/scrape-metrics.js";
 import type { Exposition } from "../publish/store.js";
+import { AnswerBytes, PROBE_ANSWER_BYTES_IN_FLIGHT } from "./answer-bytes.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
 import { sendBuffers, sendPlain } from "./exposition-body.js";
 import { headPart, lastHeadPart } from "./head-part.js";
 import { type LandingPageInfo, landingPage } from "./landing-page.js";
-import { onceEnded } from "./once-ended.js";
+import { alreadyEnded, onceEnded } from "./once-ended.js";
 import { requestLimit } from "./request-limit.js";
 import { closeWhenStalled, resetInheritedTimeout } from "./stall-timeout.js";
 import type { WebConfig } from "./web-config.js";
@@ -24,6 +25,8 @@ export interface AppDeps {
   maxRequests?: number;
   /** A telemetry response that makes no progress for this long is closed (--web.stall-timeout); absent or 0: never. */
   stallTimeoutMs?: number;
+  /** Bytes of /probe answers written at once (AnswerBytes); PROBE_ANSWER_BYTES_IN_FLIGHT unless set. */
+  probeAnswerBytes?: number;
   /** Where the telemetry path's requests are counted; absent: not counted. */
   scrapeMetrics?: ScrapeMetrics;
   /** Whether POST /-/reload is allowed (--web.enable-lifecycle). */
@@ -102,6 +105,7 @@ export function createApp(deps: AppDeps): Express {
       next(err);
     }
   });
+  const probeAnswers = new AnswerBytes(deps.probeAnswerBytes ?? PROBE_ANSWER_BYTES_IN_FLIGHT);
   app.get("/probe", async (req, res, next) => {
     try {
       const answer = await deps.probe({
@@ -110,6 +114,19 @@ export function createApp(deps: AppDeps): Express {
         scrapeTimeoutSeconds: req.get("X-Prometheus-Scrape-Timeout-Seconds"),
         debug: req.query.debug === "true",
       });
+      if (alreadyEnded(req, res)) return;
+      if (!probeAnswers.take(req, res, Buffer.byteLength(answer.body))) {
+        res
+          .status(503)
+          .set("Retry-After", "1")
+          .type("text/plain")
+          .send(
+            `Too many probe answers still being read: ${probeAnswers.bytes} bytes, the most the exporter holds at once; try again later.\n`,
+          );
+        return;
+      }
+      // Armed once the answer is ready: the probe's poll may take its time, its client may not.
+      closeWhenStalled(res, deps.stallTimeoutMs ?? 0, deps.log);
       if (answer.status === 503) res.set("Retry-After", String(answer.retryAfterSeconds));
       res
         .status(answer.status)

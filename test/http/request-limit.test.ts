@@ -75,12 +75,13 @@ function servedWhenFree(url: string, init: RequestInit = {}, ms = 5000): Promise
 function stalledScrape(
   port: number,
   headers: Record<string, string> = {},
+  path = "/metrics",
 ): Promise<{ socket: Socket; status: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     held.push(socket);
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-    socket.write(`GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines.join("")}\r\n`);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines.join("")}\r\n`);
     socket.once("data", (first: Buffer) => {
       socket.pause();
       resolve({ socket, status: first.toString("latin1").split("\r\n")[0] ?? "" });
@@ -426,3 +427,52 @@ async function twoScrapesOneConnection(socket: Socket, pauseMs: number): Promise
   await whole();
   return statuses;
 }
+
+describe("/probe answers its clients have not read", () => {
+  // 16 MiB, far more than loopback socket buffers hold: an answer its client does not read stays held.
+  const body = Buffer.alloc(16 * 2 ** 20, "promstatus_up 1\n").toString("latin1");
+  const probe = async () => ({ status: 200 as const, type: "metrics" as const, body: Buffer.from(body, "latin1") });
+
+  it("are bounded in bytes: one more is answered 503 at once, and served once a client goes away", async () => {
+    const { port } = await serve(() => SMALL, { probe, probeAnswerBytes: 24 * 2 ** 20 });
+    const first = await stalledScrape(port, {}, "/probe?target=x");
+    expect(first.status).toBe("HTTP/1.1 200 OK");
+    const url = `http://127.0.0.1:${port}/probe?target=x`;
+    const refused = await fetch(url);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await refused.text()).toContain("Too many probe answers still being read");
+    await hangUp(first.socket);
+    const served = await waitFor(
+      "the answer's bytes to be free again",
+      async () => {
+        const answer = await fetch(url);
+        return answer.status === 200 ? (await answer.text()).length : undefined;
+      },
+      3000,
+      20,
+    );
+    expect(served).toBe(body.length);
+  });
+
+  it("are closed after --web.stall-timeout, giving their bytes back", async () => {
+    const { port } = await serve(() => SMALL, { probe, probeAnswerBytes: 24 * 2 ** 20, stallTimeoutMs: 300 });
+    const first = await stalledScrape(port, {}, "/probe?target=x");
+    expect(first.status).toBe("HTTP/1.1 200 OK");
+    const url = `http://127.0.0.1:${port}/probe?target=x`;
+    const refused = await fetch(url);
+    expect(refused.status).toBe(503);
+    await refused.text();
+    // The client never reads on (nor hangs up): the server closes its answer and the bytes come back.
+    const served = await waitFor(
+      "the stalled answer closed",
+      async () => {
+        const answer = await fetch(url);
+        return answer.status === 200 ? (await answer.text()).length : undefined;
+      },
+      5000,
+      50,
+    );
+    expect(served).toBe(body.length);
+  });
+});
