@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { DEFAULT_CONFIG_FILE, DEFAULT_DECODER_MEMORY_LIMIT, DEFAULT_PROBE_MAX_CONCURRENT } from "../config/defaults.js";
 import { parseDuration } from "../config/duration.js";
 import { parseSize } from "../config/size.js";
@@ -75,7 +75,26 @@ export class FlagError extends Error {
   override name = "FlagError";
 }
 
-const BOOLEAN_FLAGS = new Set(["config.check", "web.enable-lifecycle", "version", "help"]);
+const OPTIONS = {
+  "config.file": { type: "string", default: DEFAULT_CONFIG_FILE },
+  "config.check": { type: "boolean", default: false },
+  "web.config.file": { type: "string" },
+  "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
+  "web.telemetry-path": { type: "string", default: "/metrics" },
+  "web.max-requests": { type: "string", default: String(DEFAULT_WEB_MAX_REQUESTS) },
+  "web.stall-timeout": { type: "string", default: DEFAULT_WEB_STALL_TIMEOUT },
+  "web.enable-lifecycle": { type: "boolean", default: false },
+  "decoder.memory-limit": { type: "string", default: `${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB` },
+  "probe.timeout-offset": { type: "string", default: "500ms" },
+  "probe.max-concurrent": { type: "string", default: String(DEFAULT_PROBE_MAX_CONCURRENT) },
+  "log.level": { type: "string", default: "info" },
+  "log.format": { type: "string", default: "json" },
+  version: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} satisfies NonNullable<ParseArgsConfig["options"]>;
+const FLAG_NAMES = Object.keys(OPTIONS);
+
+const BOOLEAN_FLAGS = new Set(FLAG_NAMES.filter((name) => OPTIONS[name as keyof typeof OPTIONS].type === "boolean"));
 
 /**
  * One argument as node:util's parseArgs takes it. `--flag=true` and `--flag=false` for a boolean flag are
@@ -90,6 +109,33 @@ function asParsed(arg: string): string[] {
   return [arg];
 }
 
+/** The known flag nearest to a misspelt one (at most two letters off), for the message. */
+function nearestFlag(name: string): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const flag of FLAG_NAMES) {
+    const d = editDistance(name, flag);
+    if (d < bestDistance) [best, bestDistance] = [flag, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance: letters added, removed or changed to make one word the other. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(
+        (row[j] as number) + 1,
+        (next[j - 1] as number) + 1,
+        (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
 /** Parses command-line flags in the Prometheus style (`--config.file=...`). Throws FlagError. */
 export function parseFlags(argv: readonly string[]): Flags {
   let values: Record<string, string | boolean | undefined>;
@@ -98,26 +144,13 @@ export function parseFlags(argv: readonly string[]): Flags {
       args: argv.flatMap(asParsed),
       strict: true,
       allowPositionals: false,
-      options: {
-        "config.file": { type: "string", default: DEFAULT_CONFIG_FILE },
-        "config.check": { type: "boolean", default: false },
-        "web.config.file": { type: "string" },
-        "web.listen-address": { type: "string", default: DEFAULT_LISTEN_ADDRESS },
-        "web.telemetry-path": { type: "string", default: "/metrics" },
-        "web.max-requests": { type: "string", default: String(DEFAULT_WEB_MAX_REQUESTS) },
-        "web.stall-timeout": { type: "string", default: DEFAULT_WEB_STALL_TIMEOUT },
-        "web.enable-lifecycle": { type: "boolean", default: false },
-        "decoder.memory-limit": { type: "string", default: `${DEFAULT_DECODER_MEMORY_LIMIT / 2 ** 20}MiB` },
-        "probe.timeout-offset": { type: "string", default: "500ms" },
-        "probe.max-concurrent": { type: "string", default: String(DEFAULT_PROBE_MAX_CONCURRENT) },
-        "log.level": { type: "string", default: "info" },
-        "log.format": { type: "string", default: "json" },
-        version: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
+      options: OPTIONS,
     }));
   } catch (err) {
-    throw new FlagError((err as Error).message);
+    const message = (err as Error).message;
+    const unknown = /^Unknown option '--([^']+)'/.exec(message)?.[1];
+    const near = unknown === undefined ? undefined : nearestFlag(unknown.split("=")[0] as string);
+    throw new FlagError(near ? `${message} (did you mean --${near}?)` : message);
   }
   const logLevel = values["log.level"] as string;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {

@@ -56,7 +56,8 @@ describe("parseFlags", () => {
   });
 
   it.each([
-    [["--nope"], /Unknown option '--nope'/],
+    [["--nope"], /^Unknown option '--nope'$/],
+    [["--web.listen-adress=:1"], /Unknown option '--web.listen-adress' \(did you mean --web.listen-address\?\)/],
     [["-config.file=x.yml"], /-config.file=x.yml: flags take two dashes: --config.file=x.yml/],
     [["-web.listen-address", ":1"], /flags take two dashes: --web.listen-address/],
     [["--web.enable-lifecycle=maybe"], /does not take an argument/],
