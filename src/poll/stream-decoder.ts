@@ -108,6 +108,7 @@ export class StreamDecoder {
     this.send(worker, { kind: "open", id, endpoint, options });
     const forget = () => {
       dropGroup(state);
+      state.onAck?.(); // a write waiting for room ends (and says the answer is gone)
       if (!this.open.delete(id)) return;
       this.send(worker, { kind: "drop", id });
       this.idle();

@@ -85,6 +85,8 @@ const http = got.extend({
 interface Answer {
   stream: Readable;
   received: Received;
+  /** Aborted at the deadline (or shutdown): what waits on others while reading must end then too. */
+  signal: AbortSignal;
 }
 
 /**
@@ -120,17 +122,37 @@ export function streamBody(
   options: FetchOptions,
   onChunk: (chunk: Buffer) => Promise<boolean>,
 ): Promise<Received & { stopped: boolean }> {
-  return withRetries(url, options, async ({ stream, received }) => {
+  return withRetries(url, options, async ({ stream, received, signal }) => {
     let delivered = false;
     try {
       const { stopped } = await readDecoded(stream, received, options, (chunk) => {
         delivered = true;
-        return onChunk(chunk);
+        // The consumer may wait (a decoder thread busy with another answer): not past the deadline.
+        return orAbort(onChunk(chunk), signal);
       });
       return { ...received, stopped };
     } catch (error) {
       throw error instanceof PollError ? error : Object.assign(error as Error, { delivered });
     }
+  });
+}
+
+/** The promise, or its rejection with the signal's reason once the signal aborts first. */
+function orAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
   });
 }
 
@@ -226,7 +248,7 @@ async function withRetries<T>(url: string, options: FetchOptions, read: (answer:
           return wire;
         },
       };
-      return await read({ stream: request, received });
+      return await read({ stream: request, received, signal });
     } catch (error) {
       stream?.destroy();
       if (tooLarge) throw new PollError("too_large", tooLargeMessage(options));
