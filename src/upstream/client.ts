@@ -5,13 +5,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createGunzip } from "node:zlib";
 import got, { type RequestError } from "got";
 import type { HttpClientConfig } from "../config/types.js";
-import { requestAuth } from "./auth-options.js";
+import { type RequestAuth, requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
 import { acceptEncoding } from "./compression.js";
 import { describeErrorBody } from "./error-body.js";
 import { readErrorStart } from "./error-start.js";
 import { excerpt } from "./excerpt.js";
-import { PollError } from "./poll-error.js";
+import { PollError, withContext } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
 import { pieceRead } from "./read-garbage.js";
 import { isReadinessGate } from "./readiness-gate.js";
@@ -200,9 +200,23 @@ async function readDecoded(
  * already handed on (`delivered`).
  */
 async function withRetries<T>(url: string, options: FetchOptions, read: (answer: Answer) => Promise<T>): Promise<T> {
+  const auth = options.http ? await requestAuth(options.http) : undefined;
+  try {
+    return await attempts(url, options, auth, read);
+  } catch (error) {
+    // An upstream may quote what it was sent (a 401 body saying "bad credentials: Bearer ..."): never passed on.
+    throw error instanceof PollError ? withoutSecrets(error, secretsOf(url, auth)) : error;
+  }
+}
+
+async function attempts<T>(
+  url: string,
+  options: FetchOptions,
+  auth: RequestAuth | undefined,
+  read: (answer: Answer) => Promise<T>,
+): Promise<T> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  const auth = options.http ? await requestAuth(options.http) : undefined;
   const target = new URL(url);
   const headers = { "accept-encoding": acceptEncoding(target, options.http?.compression), ...auth?.headers };
   let lastFailure: unknown;
@@ -311,3 +325,45 @@ function retryable(error: unknown): boolean {
 function backoffMs(attempt: number): number {
   return Math.min(1000 * 2 ** (attempt - 1) + Math.random() * 100, BACKOFF_LIMIT_MS);
 }
+
+/**
+ * What the exporter sends that is secret: custom header values, the credentials of an Authorization
+ * header (basic auth as sent, in base64, and its password), and a password in the URL.
+ */
+function secretsOf(url: string, auth: RequestAuth | undefined): string[] {
+  const secrets: string[] = [];
+  for (const value of Object.values(auth?.headers ?? {})) {
+    secrets.push(value);
+    const [scheme, credentials] = value.split(" ", 2) as [string, string | undefined];
+    if (credentials === undefined) continue;
+    secrets.push(credentials);
+    if (scheme.toLowerCase() === "basic") {
+      const decoded = Buffer.from(credentials, "base64").toString("utf8");
+      secrets.push(decoded, decoded.slice(decoded.indexOf(":") + 1));
+    }
+  }
+  const { username, password } = URL.canParse(url) ? new URL(url) : { username: "", password: "" };
+  if (password) {
+    const basic = `${safeDecode(username)}:${safeDecode(password)}`;
+    secrets.push(password, safeDecode(password), Buffer.from(basic).toString("base64"));
+  }
+  // Longest first, so that a secret containing another is hidden whole.
+  return [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
+}
+
+/** The error with every secret in what the upstream said replaced by `<secret>`. */
+function withoutSecrets(error: PollError, secrets: readonly string[]): PollError {
+  const text = error.upstreamText;
+  if (!text || !secrets.some((secret) => text.includes(secret))) return error;
+  let hidden = text;
+  for (const secret of secrets) hidden = hidden.replaceAll(secret, "<secret>");
+  return withContext(error, { upstreamText: hidden });
+}
+
+const safeDecode = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};

@@ -60,7 +60,10 @@ export class PollError extends Error {
 }
 
 /** The same failure with more said about it (the fields given replace the error's own). */
-export function withContext(error: PollError, context: Pick<PollErrorContext, "request" | "hint">): PollError {
+export function withContext(
+  error: PollError,
+  context: Pick<PollErrorContext, "request" | "hint" | "upstreamText">,
+): PollError {
   const { status, upstreamText, request, hint } = error;
   return new PollError(error.reason, error.message, { status, upstreamText, request, hint, ...context });
 }
