@@ -164,6 +164,10 @@ export function createApp(deps: AppDeps): Express {
   app.get("/", (_req, res) => {
     res.type("html").send(landingPage(deps.landing()));
   });
+  // Any other path: plain text, as Go's router answers (not Express's HTML page).
+  app.use((_req, res) => {
+    res.status(404).type("text/plain").send("404 page not found\n");
+  });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     deps.log.error({ err, path: req.path }, "request failed");
     // A body cut short after its headers (a streamed exposition): closing tells the client it is incomplete.

@@ -158,6 +158,14 @@ describe("HTTP app", () => {
     expect(await res.text()).not.toContain("secret detail");
   });
 
+  it("answers an unknown path 404 in plain text, as Go's router does", async () => {
+    const base = await serve();
+    const res = await fetch(`${base}/nonexistent`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(await res.text()).toBe("404 page not found\n");
+  });
+
   it("reloads on POST or PUT /-/reload (as Prometheus), answering 500 with the problems when refused, 405 for GET", async () => {
     let answer: string | undefined;
     const base = await serve({ reload: async () => answer });
