@@ -18,9 +18,11 @@ export async function checkConfig(flags: Flags, out: NodeJS.WritableStream): Pro
     [
       flags.configFile,
       async () => {
-        const { sources, warnings } = await loadConfig(flags.configFile);
+        const { sources, modules, warnings } = await loadConfig(flags.configFile);
+        // An exporter that only answers /probe: what it answers with is its modules.
+        const probeOnly = sources.length === 0 ? `; probe modules: ${[...modules.keys()].join(", ")}` : "";
         return {
-          summary: `${sources.length} source${sources.length === 1 ? "" : "s"} found`,
+          summary: `${sources.length} source${sources.length === 1 ? "" : "s"} found${probeOnly}`,
           warnings: warnings.map((w) => formatProblem(w.file, w)),
         };
       },

@@ -50,6 +50,14 @@ describe("--config.check", () => {
     });
   });
 
+  it("names the probe modules of a config that only answers /probe", async () => {
+    const file = fixture("valid-probe-only.yml");
+    const { code, out } = await check(file);
+    expect(code).toBe(0);
+    expect(out).toMatch(/ {2}SUCCESS: 0 sources found; probe modules: .*\bprometheus\b.*\n$/);
+    expect(out).toMatch(/probe modules: .*\balertmanager\b/);
+  });
+
   it("prints no warning for a config without one", async () => {
     const file = fixture("valid-interval.yml");
     expect(await check(file)).toEqual({ code: 0, out: `Checking ${file}\n  SUCCESS: 3 sources found\n` });
