@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Flags } from "./cli/flags.js";
 import { ConfigError } from "./config/config-error.js";
 import { loadConfig } from "./config/load.js";
+import { sameSource } from "./config/same-source.js";
 import type { ExporterConfig } from "./config/types.js";
 import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
@@ -155,7 +156,8 @@ export class Exporter {
       this.log.error({ problems: message.split("\n") }, "config reload refused; the running config stays");
       return message;
     }
-    const before = new Set(this.config.sources.map((s) => s.name));
+    const previous = new Map(this.config.sources.map((s) => [s.name, s]));
+    const before = new Set(previous.keys());
     this.apply(loaded.config);
     this.reloadMetrics.succeeded();
     this.refusedReload = undefined;
@@ -165,6 +167,10 @@ export class Exporter {
         sources: after,
         added: after.filter((n) => !before.has(n)),
         removed: [...before].filter((n) => !after.includes(n)),
+        // Restarted with an immediate poll (URL, schedule, labels, auth, ... changed).
+        changed: loaded.config.sources
+          .filter((s) => previous.has(s.name) && !sameSource(previous.get(s.name), s))
+          .map((s) => s.name),
       },
       "config reloaded",
     );

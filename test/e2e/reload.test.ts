@@ -68,6 +68,16 @@ describe("config reload", () => {
       valueIn(after, "promstatus_last_success_timestamp_seconds", { source: "prometheus-0", endpoint: "tsdb" }),
     ).toBe(promLastSuccess);
     expect(valueIn(after, "promstatus_tsdb_head_series", { source: "prometheus-0" })).toBeGreaterThan(0);
+    // The log says what the reload did to each source.
+    const reloaded = readFileSync(daemon.logFile, "utf8")
+      .split("\n")
+      .filter((line) => line.includes('"config reloaded"'))
+      .map((line) => JSON.parse(line) as { added: string[]; removed: string[]; changed: string[] });
+    expect(reloaded.at(-1)).toMatchObject({
+      added: ["alertmanager-new"],
+      removed: ["alertmanager-1"],
+      changed: ["alertmanager-0"],
+    });
   });
 
   it("applies a changed schedule", async () => {
