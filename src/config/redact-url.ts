@@ -16,9 +16,10 @@ export function redactUrl(url: string): string {
  * scheme and the last `@` counts as credentials; a user name is kept only when it is plainly one.
  */
 export function redactUnparsedUrl(text: string): string {
-  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([\s\S]*)@/.exec(text);
+  // Without a scheme (`user:password@host`), what comes before the last `@` is taken as credentials too.
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)?([\s\S]*)@/.exec(text);
   if (!match) return text;
-  const [whole, scheme, userinfo] = match as unknown as [string, string, string];
+  const [whole, scheme = "", userinfo] = match as unknown as [string, string | undefined, string];
   const colon = userinfo.indexOf(":");
   const user = colon > 0 && !/[/@?#\s]/.test(userinfo.slice(0, colon)) ? `${userinfo.slice(0, colon)}:` : "";
   return `${scheme}${user}xxxxx@${text.slice(whole.length)}`;

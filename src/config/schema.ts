@@ -85,8 +85,9 @@ function whyInvalidUrl(text: string): string {
 
 const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefine((text, ctx) => {
   if (withoutScheme(text)) {
+    // Redacted as the URL it would be: without a scheme, credentials are not known to be any.
     const use = redactUnparsedUrl(`http://${text}`);
-    ctx.addIssue({ code: "custom", message: `invalid URL "${redactUnparsedUrl(text)}": no scheme; use "${use}"` });
+    ctx.addIssue({ code: "custom", message: `invalid URL "${use.slice("http://".length)}": no scheme; use "${use}"` });
     return;
   }
   let url: URL;

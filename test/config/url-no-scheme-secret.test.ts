@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
 
-// Hostile review of ef8747c (a url without a scheme says so). FAILS on purpose until fixed: the message
+// Hostile review of ef8747c (a url without a scheme says so); failed until the text was redacted as the URL it would be: the message
 // quotes the url through redactUnparsedUrl, which hides credentials only after a `scheme://`, so a url
 // written without one ("user:password@host:port", or with the password from an environment variable)
 // has its password printed in the error (stderr, --config.check, a refused reload's 500 answer), while
@@ -29,5 +29,11 @@ describe("a source url without a scheme, with credentials", () => {
     const url = ["monitor:$", "{PROM_PASSWORD}@prometheus:9090"].join("");
     const message = configError(url, { PROM_PASSWORD: "env-pw-77a2" });
     expect(message).not.toContain("env-pw-77a2");
+  });
+
+  it("keeps the password of an unparseable one out of the message", () => {
+    const message = configError("monitor:pw-0d9b@prom host:9090");
+    expect(message).toContain("invalid URL");
+    expect(message).not.toContain("pw-0d9b");
   });
 });
