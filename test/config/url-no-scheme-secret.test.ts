@@ -33,7 +33,7 @@ describe("a source url without a scheme, with credentials", () => {
 
   it("keeps the password of an unparseable one out of the message", () => {
     const message = configError("monitor:pw-0d9b@prom host:9090");
-    expect(message).toContain("invalid URL");
+    expect(message).toContain("sources[0].url: ");
     expect(message).not.toContain("pw-0d9b");
   });
 });
