@@ -11,6 +11,7 @@ import { acceptEncoding } from "./compression.js";
 import { describeErrorBody } from "./error-body.js";
 import { readErrorStart } from "./error-start.js";
 import { excerpt } from "./excerpt.js";
+import { hideSecrets, secretsOf } from "./hide-secrets.js";
 import { PollError, withContext } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
 import { pieceRead } from "./read-garbage.js";
@@ -205,7 +206,10 @@ async function withRetries<T>(url: string, options: FetchOptions, read: (answer:
     return await attempts(url, options, auth, read);
   } catch (error) {
     // An upstream may quote what it was sent (a 401 body saying "bad credentials: Bearer ..."): never passed on.
-    throw error instanceof PollError ? withoutSecrets(error, secretsOf(url, auth)) : error;
+    // The error answer's own text was searched before it was cut (checkStatus); other errors' here.
+    if (!(error instanceof PollError) || !error.upstreamText) throw error;
+    const hidden = hideSecrets(error.upstreamText, secretsOf(url, auth));
+    throw hidden === error.upstreamText ? error : withContext(error, { upstreamText: hidden });
   }
 }
 
@@ -254,7 +258,7 @@ async function attempts<T>(
       const [response] = (await once(request, "response")) as [IncomingMessage];
       const statusCode = response.statusCode ?? 0;
       const encoding = headerValue(response.headers["content-encoding"]);
-      await checkStatus(request, statusCode, encoding);
+      await checkStatus(request, statusCode, encoding, secretsOf(url, auth));
       const received = {
         statusCode,
         encoding,
@@ -284,7 +288,7 @@ async function attempts<T>(
  * Passes a 2xx answer; anything else becomes a PollError that says the status. What an error answer's
  * body says goes to upstreamText only, from its first few KiB (the rest is not read).
  */
-async function checkStatus(stream: Readable, status: number, encoding: string | undefined) {
+async function checkStatus(stream: Readable, status: number, encoding: string | undefined, secrets: readonly string[]) {
   if (status >= 200 && status < 300) return;
   if (status >= 300 && status < 400) {
     // Only reached with follow_redirects: false (got hands the redirect over then).
@@ -292,7 +296,9 @@ async function checkStatus(stream: Readable, status: number, encoding: string | 
   }
   const start = await readErrorStart(stream, encoding);
   const upstreamText =
-    start === undefined ? excerpt(`(body in content-encoding ${encoding}, not read)`) : describeErrorBody(start);
+    start === undefined
+      ? excerpt(`(body in content-encoding ${encoding}, not read)`)
+      : describeErrorBody(start, secrets);
   throw new PollError("http_status", `HTTP ${status}`, { status, upstreamText });
 }
 
@@ -325,45 +331,3 @@ function retryable(error: unknown): boolean {
 function backoffMs(attempt: number): number {
   return Math.min(1000 * 2 ** (attempt - 1) + Math.random() * 100, BACKOFF_LIMIT_MS);
 }
-
-/**
- * What the exporter sends that is secret: custom header values, the credentials of an Authorization
- * header (basic auth as sent, in base64, and its password), and a password in the URL.
- */
-function secretsOf(url: string, auth: RequestAuth | undefined): string[] {
-  const secrets: string[] = [];
-  for (const value of Object.values(auth?.headers ?? {})) {
-    secrets.push(value);
-    const [scheme, credentials] = value.split(" ", 2) as [string, string | undefined];
-    if (credentials === undefined) continue;
-    secrets.push(credentials);
-    if (scheme.toLowerCase() === "basic") {
-      const decoded = Buffer.from(credentials, "base64").toString("utf8");
-      secrets.push(decoded, decoded.slice(decoded.indexOf(":") + 1));
-    }
-  }
-  const { username, password } = URL.canParse(url) ? new URL(url) : { username: "", password: "" };
-  if (password) {
-    const basic = `${safeDecode(username)}:${safeDecode(password)}`;
-    secrets.push(password, safeDecode(password), Buffer.from(basic).toString("base64"));
-  }
-  // Longest first, so that a secret containing another is hidden whole.
-  return [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
-}
-
-/** The error with every secret in what the upstream said replaced by `<secret>`. */
-function withoutSecrets(error: PollError, secrets: readonly string[]): PollError {
-  const text = error.upstreamText;
-  if (!text || !secrets.some((secret) => text.includes(secret))) return error;
-  let hidden = text;
-  for (const secret of secrets) hidden = hidden.replaceAll(secret, "<secret>");
-  return withContext(error, { upstreamText: hidden });
-}
-
-const safeDecode = (text: string) => {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-};

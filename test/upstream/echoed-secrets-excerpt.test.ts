@@ -5,8 +5,8 @@ import type { HttpClientConfig } from "../../src/config/types.js";
 import { fetchBody } from "../../src/upstream/client.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 
-// Hostile review of cf84352 (secrets an upstream echoes back are replaced by <secret>). FAILS on purpose
-// until fixed: the secrets are looked for in the excerpt (client.ts withoutSecrets, after
+// Hostile review of cf84352 (secrets an upstream echoes back are replaced by xxxxx). Failed
+// until the raw text was searched (hide-secrets.ts): the secrets were looked for in the excerpt (client.ts withoutSecrets, after
 // error-body.ts/excerpt.ts made it), not in what the upstream said, so a secret the excerpt changed is
 // not found and shows: cut by the excerpt's 200-character end (all but its last characters), a tab or a
 // run of spaces in it made one space, markup in it dropped. And secretsOf takes an Authorization value's
