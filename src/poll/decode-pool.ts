@@ -119,7 +119,9 @@ export class DecodePool {
    * Decodes a whole answer within `timeoutMs`: a job still waiting then is dropped, a job being decoded
    * ends its worker (JSON.parse cannot be interrupted any other way) and fails with reason timeout.
    */
-  decode(job: DecodeJob, timeoutMs = Number.POSITIVE_INFINITY): Promise<PackedResult> {
+  decode(given: DecodeJob, timeoutMs = Number.POSITIVE_INFINITY): Promise<PackedResult> {
+    // The targets budget holds whichever path reads the answer (the reference one too).
+    const job = { ...given, options: { ...given.options, maxTargets: this.maxTargets } };
     const inline = smallEnoughInline(job);
     if (inline) return Promise.resolve(decodeAnswer(inline));
     this.offloaded++;
@@ -160,8 +162,12 @@ export class DecodePool {
   /** Answers in a stream, decoded by this pool's streaming thread. */
   openStream(endpoint: Endpoint, options: DecodeOptions): DecodeStream {
     this.streamed++;
-    const maxTargets = Math.floor(this.memoryLimitBytes / MEMORY_PER_TARGET);
-    return this.streams.openStream(endpoint, { ...options, maxTargets });
+    return this.streams.openStream(endpoint, { ...options, maxTargets: this.maxTargets });
+  }
+
+  /** Targets an answer may list, with its pools weighed (targets-budget.ts), for this pool's memory. */
+  private get maxTargets(): number {
+    return Math.floor(this.memoryLimitBytes / MEMORY_PER_TARGET);
   }
 
   private abandon(task: Task, timeoutMs: number): void {

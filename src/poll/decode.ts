@@ -4,13 +4,14 @@ import { summarizeSamples } from "../convert/endpoint-summary.js";
 import { InvalidPayloadError } from "../convert/invalid-payload.js";
 import { renderSampleSet } from "../exposition/text-format.js";
 import { excerpt } from "../upstream/excerpt.js";
-import { describeMismatch } from "../upstream/payloads.js";
+import { describeMismatch, type TargetsResponse } from "../upstream/payloads.js";
 import type { FailureReason } from "../upstream/poll-error.js";
 import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
 import { ENDPOINTS, type EndpointSpec } from "./endpoints.js";
 import { parseHeapCost } from "./parse-cost.js";
 import { REFERENCE, type ReferenceSpec } from "./reference.js";
 import { overSeriesLimit } from "./series-limit.js";
+import { tooManyTargets, withinTargets } from "./targets-budget.js";
 
 export type { DecodeJob, DecodeOptions, DecodeResult, ParseBudget, RenderedFamilies } from "./decode-types.js";
 
@@ -96,6 +97,8 @@ function referencePath(text: string, endpoint: Endpoint, options: DecodeOptions)
   const spec = REFERENCE[endpoint];
   const parsed = parseAndCheck(text, spec);
   if (!parsed.ok) return parsed;
+  if (endpoint === "targets" && !targetsFit(parsed.data as TargetsResponse, options.maxTargets))
+    return fail("too_large", tooManyTargets(options.maxTargets));
   try {
     const samples = spec.convert(parsed.data, options);
     // Before rendering: lines past the limit would only be thrown away.
@@ -154,4 +157,16 @@ function parseAndCheck(
       message: `unexpected answer: ${describeMismatch(parsed.error, spec.schema)}`,
     };
   return { ok: true, data: parsed.data };
+}
+
+/** Whether a parsed targets answer fits the targets budget, weighed as the streaming reader weighs it. */
+function targetsFit(answer: TargetsResponse, maxTargets: number | undefined): boolean {
+  if (maxTargets === undefined) return true;
+  const { activeTargets, droppedTargets, droppedTargetCounts } = answer.data;
+  const poolOf = (t: unknown) => (t && typeof t === "object" ? (t as { scrapePool?: unknown }).scrapePool : undefined);
+  // Every pool named once, wherever: active, dropped, or counted.
+  const pools = new Set<unknown>(activeTargets.map((t) => t.scrapePool));
+  for (const t of droppedTargets) pools.add(poolOf(t));
+  for (const pool of Object.keys(droppedTargetCounts ?? {})) pools.add(pool);
+  return withinTargets(activeTargets.length, pools.size, maxTargets);
 }

@@ -14,10 +14,7 @@ import { labelNamesRead } from "../upstream/targets/scanner.js";
 import type { TargetRead } from "../upstream/targets/target-read.js";
 import type { ChunkDecoder, DecodeOptions, DecoderMemory, FastDecoded, PackedFastDecoded } from "./decode-types.js";
 import { overSeriesLimit } from "./series-limit.js";
-
-// A scrape pool's summary takes several KB of heap: 100k pools of one target each ran a 320 MiB thread
-// out of memory. Counted as this many targets against the budget.
-const POOL_WEIGHT = 32;
+import { tooManyTargets, withinTargets } from "./targets-budget.js";
 
 // Names for lines known to be new: unique in the process (its threads and their restarts included).
 const THREAD_NAME = randomUUID();
@@ -59,10 +56,9 @@ export class TargetsDecoder implements ChunkDecoder {
       this.table.begin();
     }
     this.kept = options.replicaFacts ? [] : undefined;
-    const maxTargets = options.maxTargets ?? Number.POSITIVE_INFINITY;
     // A pool's summary (counts by health and reason, then its samples) weighs as much as many targets.
     const overBudget = () => {
-      if (this.targets + POOL_WEIGHT * (this.pools.size + this.droppedPools) <= maxTargets) return;
+      if (withinTargets(this.targets, this.pools.size + this.droppedPools, options.maxTargets)) return;
       this.tooMany = true;
       throw new Error("too many targets"); // stops the reader: the rest is not read
     };
@@ -101,7 +97,7 @@ export class TargetsDecoder implements ChunkDecoder {
     if (!this.tooMany) return undefined;
     return {
       reason: "too_large" as const,
-      message: `answer lists more than ${this.options.maxTargets} active targets (a scrape pool counting as ${POOL_WEIGHT}), the most a decoder keeps with its --decoder.memory-limit`,
+      message: tooManyTargets(this.options.maxTargets),
     };
   }
 

@@ -4,7 +4,7 @@ import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 
 // Hostile review of 8e1b947 (pools named in droppedTargetCounts weigh against the targets budget).
-// FAILS on purpose until fixed. The budget is only the streaming reader's: one key the reader gives up
+// Failed until the reference path weighed the answer too (decode.ts targetsFit). The budget was only the streaming reader's: one key the reader gives up
 // on ("__proto__", first among the counts) sends the same answer to the reference path (poll-endpoint.ts
 // whole(true), decode.ts referencePath), which weighs no pools and converts every key. Measured in the
 // daemon (Node 24, dist at 683030c): a 14 MB answer of 900k keys led by "__proto__":1 took each poll of

@@ -388,7 +388,10 @@ export class TargetsAnswerReader {
       case Read.Counts:
         // Each pool named weighs as one met among the dropped targets: a hostile answer naming millions
         // is stopped at the targets budget, not made into a series each.
-        return s.counts(this.onDroppedPool);
+        return s.counts((pool) => {
+          // A pool of the dropped list too (Prometheus 2.47+ sends both) was weighed already.
+          if (!this.dropped.has(pool)) this.onDroppedPool();
+        });
       case Read.Target: {
         // In the window (not a value carried over from a chunk before), the WebAssembly reader first.
         const wasm = this.wasmNow;

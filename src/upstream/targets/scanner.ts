@@ -318,13 +318,13 @@ export class Scanner {
   }
 
   /** The dropped targets' counts by pool; `onPool` is told of each pool as it is read (it may throw to stop). */
-  counts(onPool: () => void = () => {}): Record<string, number> {
+  counts(onPool: (pool: string) => void = () => {}): Record<string, number> {
     const counts: Record<string, number> = {};
     if (this.enterObject())
       do {
         this.key(undefined);
-        onPool();
         const pool = this.decodeLast();
+        onPool(pool);
         // JSON.parse makes "__proto__" an own key; the schema's copy does not keep it.
         if (pool === "__proto__") giveUp();
         const n = this.number();
