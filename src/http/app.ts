@@ -58,6 +58,13 @@ export function createApp(deps: AppDeps): Express {
     res.set("X-Content-Type-Options", "nosniff");
     next();
   });
+  // Only POST and PUT (/-/reload) may carry a body, and it is not read. A GET's body trickled a byte at a
+  // time would count as activity on the connection and keep an unread answer past --web.stall-timeout.
+  app.use((req, res, next) => {
+    const body = (req.headers["content-length"] ?? "0") !== "0" || req.headers["transfer-encoding"] !== undefined;
+    if (!body || req.method === "POST" || req.method === "PUT") return next();
+    res.set("Connection", "close").status(400).type("text/plain").send(`A ${req.method} request takes no body.\n`);
+  });
   if ((deps.stallTimeoutMs ?? 0) > 0) app.use(resetInheritedTimeout);
   app.use(clientCertCheck(() => deps.webConfig().tls?.clientAuthType));
   // Health and readiness say nothing worth protecting, and Kubernetes probes carry no credentials:

@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { crc32 } from "node:zlib";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -156,6 +156,25 @@ describe("HTTP app", () => {
     const res = await fetch(`${base}/custom-metrics`);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain("secret detail");
+  });
+
+  it("refuses a GET with a body (whose bytes, trickled, would keep an unread answer past the stall timeout)", async () => {
+    const base = await serve();
+    const port = new URL(base).port;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1");
+      let text = "";
+      socket.on("data", (d) => {
+        text += d.toString("latin1");
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+      socket.write("GET /custom-metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nab");
+    });
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+    expect(answer).toContain("A GET request takes no body.");
+    // A POST may carry one (a form's, say); it is not read.
+    expect((await fetch(`${base}/-/reload`, { method: "POST", body: "a=1" })).status).toBe(200);
   });
 
   it("answers an unknown path 404 in plain text, as Go's router does", async () => {

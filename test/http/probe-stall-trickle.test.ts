@@ -5,7 +5,7 @@ import type { Exposition } from "../../src/publish/store.js";
 import { appServing } from "../helpers/app.js";
 
 // Hostile review of 9b01d56 (/probe answers bounded in bytes, closed after --web.stall-timeout once ready).
-// FAILS on purpose until fixed: the stall timeout is the connection's idle timeout (stall-timeout.ts),
+// Failed until a GET with a body was refused (app.ts): the stall timeout is the connection's idle timeout (stall-timeout.ts),
 // which any byte the client sends resets. A client that never reads its answer but sends a byte of a
 // request body now and then keeps the answer, and its share of the bytes budget, for as long as Node's
 // own requestTimeout lets the request last (300 s, checked every 30 s): measured with a 500 ms stall
