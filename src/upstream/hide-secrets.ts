@@ -9,13 +9,15 @@ import type { RequestAuth } from "./auth-options.js";
 const MIN_PART = 8;
 
 /**
- * What the exporter sends that is secret: custom header values, the credentials of an Authorization
+ * What the exporter sends that is secret: custom header values (of MIN_PART characters or more), the credentials of an Authorization
  * header (whole, and their words), basic auth as sent (base64), its password, and a password in the URL.
  * Longest first, so that a secret holding another is hidden whole.
  */
 export function secretsOf(url: string, auth: RequestAuth | undefined): string[] {
   const secrets: string[] = [];
-  for (const value of Object.values(auth?.headers ?? {})) {
+  for (const [name, value] of Object.entries(auth?.headers ?? {})) {
+    // A custom header's short value ("1", a tenant's number) is no secret worth garbling every "1" for.
+    if (name.toLowerCase() !== "authorization" && value.length < MIN_PART) continue;
     secrets.push(value);
     const space = value.indexOf(" ");
     if (space < 0) continue;

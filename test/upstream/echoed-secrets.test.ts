@@ -61,3 +61,10 @@ describe("an upstream quoting the credentials it was sent", () => {
     expect(error.upstreamText).toContain("xxxxx");
   });
 });
+
+describe("a short custom header value", () => {
+  it("is not taken for a secret (a tenant number would garble every digit like it)", async () => {
+    const error = await failure(url, http({ headers: { "X-Api-Key": "1" } }));
+    expect(error.upstreamText).toContain("(api key 1)");
+  });
+});
