@@ -258,7 +258,8 @@ async function attempts<T>(
       const [response] = (await once(request, "response")) as [IncomingMessage];
       const statusCode = response.statusCode ?? 0;
       const encoding = headerValue(response.headers["content-encoding"]);
-      await checkStatus(request, statusCode, encoding, secretsOf(url, auth));
+      // The secrets are worked out only for an error answer, whose words they are taken out of.
+      await checkStatus(request, statusCode, encoding, () => secretsOf(url, auth));
       const received = {
         statusCode,
         encoding,
@@ -288,7 +289,12 @@ async function attempts<T>(
  * Passes a 2xx answer; anything else becomes a PollError that says the status. What an error answer's
  * body says goes to upstreamText only, from its first few KiB (the rest is not read).
  */
-async function checkStatus(stream: Readable, status: number, encoding: string | undefined, secrets: readonly string[]) {
+async function checkStatus(
+  stream: Readable,
+  status: number,
+  encoding: string | undefined,
+  secrets: () => readonly string[],
+) {
   if (status >= 200 && status < 300) return;
   if (status >= 300 && status < 400) {
     // Only reached with follow_redirects: false (got hands the redirect over then).
@@ -298,7 +304,7 @@ async function checkStatus(stream: Readable, status: number, encoding: string | 
   const upstreamText =
     start === undefined
       ? excerpt(`(body in content-encoding ${encoding}, not read)`)
-      : describeErrorBody(start, secrets);
+      : describeErrorBody(start, secrets());
   throw new PollError("http_status", `HTTP ${status}`, { status, upstreamText });
 }
 

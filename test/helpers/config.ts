@@ -1,4 +1,4 @@
-import { type SourceConfig, statusEndpointsOff } from "../../src/config/types.js";
+import { type HttpClientConfig, type SourceConfig, statusEndpointsOff } from "../../src/config/types.js";
 
 /** A resolved source config for tests, defaults as the loader would fill them. */
 export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfig {
@@ -19,3 +19,12 @@ export function sourceConfig(overrides: Partial<SourceConfig> = {}): SourceConfi
     ...overrides,
   };
 }
+
+/** An upstream client's settings for tests: no auth, TLS verified, redirects followed, no compression. */
+export const httpConfig = (more: Partial<HttpClientConfig> = {}): HttpClientConfig => ({
+  headers: {},
+  tls: { insecureSkipVerify: false },
+  followRedirects: true,
+  compression: "none",
+  ...more,
+});

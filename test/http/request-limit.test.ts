@@ -443,16 +443,7 @@ describe("/probe answers its clients have not read", () => {
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(await refused.text()).toContain("Too many probe answers still being read");
     await hangUp(first.socket);
-    const served = await waitFor(
-      "the answer's bytes to be free again",
-      async () => {
-        const answer = await fetch(url);
-        return answer.status === 200 ? (await answer.text()).length : undefined;
-      },
-      3000,
-      20,
-    );
-    expect(served).toBe(body.length);
+    expect((await servedWhenFree(url, {}, 3000)).length).toBe(body.length);
   });
 
   it("are closed after --web.stall-timeout, giving their bytes back", async () => {
@@ -464,15 +455,6 @@ describe("/probe answers its clients have not read", () => {
     expect(refused.status).toBe(503);
     await refused.text();
     // The client never reads on (nor hangs up): the server closes its answer and the bytes come back.
-    const served = await waitFor(
-      "the stalled answer closed",
-      async () => {
-        const answer = await fetch(url);
-        return answer.status === 200 ? (await answer.text()).length : undefined;
-      },
-      5000,
-      50,
-    );
-    expect(served).toBe(body.length);
+    expect((await servedWhenFree(url, {}, 5000)).length).toBe(body.length);
   });
 });

@@ -43,6 +43,18 @@ function start(sources: ReturnType<typeof sourceConfig>[]) {
   return { store, scheduler };
 }
 
+/** The exposition once a source's promstatus_up is in it (its first poll recorded, failed or not). */
+const published = (store: SourceStore, source: string) =>
+  waitFor(
+    `${source} published`,
+    async () => {
+      const t = partsText(store.exposition().parts);
+      return samplesOf(t, "promstatus_up", { source }).length ? t : undefined;
+    },
+    3000,
+    20,
+  );
+
 describe("Scheduler", () => {
   it("polls at start-up, and a slow source does not delay a fast one", async () => {
     const slow = await slowUpstream(5000);
@@ -57,15 +69,7 @@ describe("Scheduler", () => {
       }),
       sourceConfig({ name: "fast", kind: "alertmanager", url: fast.upstream.url, schedule: "0 0 * * *" }),
     ]);
-    const text = await waitFor(
-      "fast source published",
-      async () => {
-        const t = partsText(store.exposition().parts);
-        return samplesOf(t, "promstatus_up", { source: "fast" }).length ? t : undefined;
-      },
-      3000,
-      20,
-    );
+    const text = await published(store, "fast");
     expect(samplesOf(text, "promstatus_up", { source: "slow" })).toEqual([]);
     expect(scheduler.ready).toBe(false); // the slow source's first poll has not finished
     expect(slow.stats.active).toBe(1);
@@ -235,15 +239,7 @@ describe("Scheduler", () => {
     const { store } = start([
       sourceConfig({ name: "spaced", kind: "alertmanager", url: `${upstream.url} `, schedule: "0 0 * * *" }),
     ]);
-    const text = await waitFor(
-      "the failed poll published",
-      async () => {
-        const t = partsText(store.exposition().parts);
-        return samplesOf(t, "promstatus_up", { source: "spaced" }).length ? t : undefined;
-      },
-      3000,
-      20,
-    );
+    const text = await published(store, "spaced");
     expect(valueIn(text, "promstatus_up", { source: "spaced" })).toBe(0);
     expect(logged.some((l) => l.source === "spaced" && l.msg === "could not explain the poll's failures")).toBe(true);
   });

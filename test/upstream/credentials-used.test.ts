@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { HttpClientConfig } from "../../src/config/types.js";
 import { credentialsUsed } from "../../src/upstream/credentials-used.js";
+import { httpConfig as http } from "../helpers/config.js";
 
-const http = (extra: Partial<HttpClientConfig>): HttpClientConfig => ({
-  headers: {},
-  tls: { insecureSkipVerify: false },
-  followRedirects: true,
-  compression: "auto",
-  ...extra,
-});
 const URL_ = "http://127.0.0.1:9090/api/v1/targets";
 
 describe("credentialsUsed", () => {
