@@ -109,6 +109,17 @@ async function untilPhase(periodS: number, offsetS: number): Promise<void> {
   await sleep(next - now);
 }
 
+/** CPU a process may spend in a quarter second and still count as idle (a 10 ms timer, a probe). */
+const IDLE_CPU_MS = 25;
+/** Returns once `pid` spends under IDLE_CPU_MS of CPU in a quarter second, or at half the period. */
+async function untilIdle(pid: number, periodS: number): Promise<void> {
+  while (phaseS(periodS) < periodS / 2) {
+    const before = processCpuMs(pid);
+    await sleep(250);
+    if (processCpuMs(pid) - before < IDLE_CPU_MS) return;
+  }
+}
+
 const progress = (text: string) => process.stderr.write(`whole-poll: ${text}\n`);
 
 /** The upstream's next plain answer, saved to `file` for the baseline: its bytes. */
@@ -171,6 +182,7 @@ async function measure(
   emptyUrl: string,
   wire: "plain" | "gzip",
   answerFile: string,
+  upstreamPid: number | undefined,
 ): Promise<WholePollRow> {
   const periodS = periodFor(targets);
   const row: WholePollRow = {
@@ -243,8 +255,12 @@ async function measure(
     const between: number[] = [];
     const idle: number[] = [];
     for (let i = 0; i < CYCLES; i++) {
-      // Half a period after the poll (done by then: seconds at 500k), the daemons idle: the baseline.
-      await untilPhase(periodS, periodS / 2);
+      // Once the poll is done, the daemons idle: the baseline. At 500k targets a poll takes 3-5 s and
+      // three JSON.parse runs of its 391 MB answer 10-15 s, which half a period did not always leave.
+      await untilPhase(periodS, 1);
+      // The upstream too: it prepares its next round once an answer is sent.
+      await untilIdle(subject.pid, periodS);
+      if (upstreamPid !== undefined) await untilIdle(upstreamPid, periodS);
       const baselineFrom = Math.floor(Date.now() / (periodS * 1000));
       row.cycleJsonParseCpuMs.push(round(await jsonParseCpuMs(node, answerFile)));
       if (Math.floor(Date.now() / (periodS * 1000)) !== baselineFrom || phaseS(periodS) > periodS - 3)
@@ -369,9 +385,9 @@ async function main() {
         // One answer of the upstream's, for the JSON.parse baseline measured in every cycle.
         const answerFile = join(answerDir, "targets.json");
         const answerBytes = await saveAnswer(upstream.url, answerFile);
-        const mine = [await measure(node, targets, upstream.url, empty.url, "plain", answerFile)];
+        const mine = [await measure(node, targets, upstream.url, empty.url, "plain", answerFile, upstream.child.pid)];
         if (targets === goal) {
-          mine.push(await measure(node, targets, upstream.url, empty.url, "gzip", answerFile));
+          mine.push(await measure(node, targets, upstream.url, empty.url, "gzip", answerFile, upstream.child.pid));
           scrapes = await measureScrapes(node, targets, upstream.url);
         }
         for (const r of mine) r.answerBytes = answerBytes;
