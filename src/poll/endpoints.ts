@@ -15,6 +15,11 @@ export interface Recognised {
   samples: SampleSet;
   /** Said in the log once per source, with what to do about it. */
   notice: string;
+  /**
+   * Recognised from a bare 404, which any web server gives: the server is taken to lack the endpoint
+   * only if another endpoint of the same poll answers (none-answered.ts).
+   */
+  notFound?: true;
 }
 
 /** How one endpoint is asked for and read as it streams (its reference path: reference.ts). */
@@ -104,6 +109,7 @@ function statusEndpointRecogniser(endpoint: Endpoint, path: string) {
       return {
         samples: supportedSample(endpoint, false),
         notice: `this server has no ${path} (HTTP 404; Prometheus has it since ${SINCE[endpoint]}). ${setting}`,
+        notFound: true,
       };
     return undefined;
   };

@@ -28,6 +28,8 @@ export type PollOutcome =
       finishedAt: number;
       /** What the answer said about the server that the operator should hear once (agent mode). */
       notice?: string;
+      /** The 404 taken as the server lacking the endpoint, which stands only beside an answer (none-answered.ts). */
+      notFound?: PollError;
       /** What replicas are compared by, for a source in a group. */
       facts?: ReplicaFacts;
       /** A few figures of the answer for the status page. */
@@ -168,13 +170,14 @@ export async function pollEndpoint(
     clue ??= refusalClue(spec.path, pollError);
     const recognised = spec.recognise?.(pollError);
     if (recognised) {
-      const { samples, notice } = recognised;
+      const { samples, notice, notFound } = recognised;
       const summary = summarizeSamples(samples, endpoint);
       return {
         ok: true,
         families: renderSampleSet(samples, labelPrefix),
         series: samples.size,
         notice,
+        ...(notFound ? { notFound: pollError } : {}),
         ...(summary ? { summary } : {}),
         ...(clue ? { clue } : {}),
         ...finish(),

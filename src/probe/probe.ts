@@ -5,6 +5,7 @@ import { plainText } from "../exposition/unpack.js";
 import { probeDecodePool } from "../poll/decode-pool.js";
 import { requestUrl } from "../poll/endpoints.js";
 import { pollClue } from "../poll/flavor-clues.js";
+import { failWhereNoneAnswered } from "../poll/none-answered.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import { assembleExposition } from "../publish/render.js";
 import { applyOutcome, type SourceState } from "../publish/source-state.js";
@@ -131,13 +132,15 @@ export async function runProbe(
   const source = probeSource(module, target, timeoutMs);
   const startedAt = Date.now();
   const started = performance.now();
-  const polled = await Promise.all(
-    endpointsOf(source).map(async (endpoint) => ({
-      endpoint,
-      url: redactUrl(requestUrl(source, endpoint)),
-      outcome: await pollEndpoint(source, endpoint, undefined, probeDecodePool),
-    })),
+  const asked = endpointsOf(source);
+  const outcomes = failWhereNoneAnswered(
+    await Promise.all(asked.map((endpoint) => pollEndpoint(source, endpoint, undefined, probeDecodePool))),
   );
+  const polled = asked.map((endpoint, i) => ({
+    endpoint,
+    url: redactUrl(requestUrl(source, endpoint)),
+    outcome: outcomes[i] as PollOutcome,
+  }));
   const endpoints = withinExpositionBudget(polled, maxExpositionBytes);
   const state: SourceState = {
     config: source,

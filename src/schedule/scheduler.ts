@@ -3,6 +3,7 @@ import type { Flavor } from "../config/flavors.js";
 import { sameSource } from "../config/same-source.js";
 import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
 import { pollClue } from "../poll/flavor-clues.js";
+import { failWhereNoneAnswered } from "../poll/none-answered.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
 import { operatorDetail } from "../upstream/poll-error.js";
@@ -125,7 +126,7 @@ export class Scheduler {
     const source = job.config;
     const signal = AbortSignal.any([this.stopping.signal, job.abort.signal]);
     const endpoints = endpointsOf(source);
-    const polled = await this.pollEndpoints(job, endpoints, signal);
+    const polled = failWhereNoneAnswered(await this.pollEndpoints(job, endpoints, signal));
     if (signal.aborted) return; // stopped or reloaded away: an aborted poll says nothing about the source
     // Hints only add words to failures: if working them out fails, the failures stand as they are.
     const outcomes = await job.hints.explain(endpoints, polled, signal).catch((error: unknown) => {

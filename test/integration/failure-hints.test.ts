@@ -61,6 +61,7 @@ beforeAll(async () => {
     `global: {interval: 1s, timeout: 3s}
 sources:
   - {name: am-as-prometheus, kind: prometheus, url: "${am.url}"}
+  - {name: am-as-prometheus-status-only, kind: prometheus, url: "${am.url}", tsdb: {enabled: false}, targets: {enabled: false}}
   - {name: prometheus-as-am, kind: alertmanager, url: "${prometheus.url}", ${auth}, ${ca}}
   - {name: api-v1-suffix, kind: prometheus, url: "${prometheus.url}/api/v1", ${auth}, ${ca}, targets: {enabled: false}}
   - {name: https-to-plain, kind: alertmanager, url: "https://${am.address}"}
@@ -105,6 +106,18 @@ describe("a failing poll names its request and what to change", () => {
     }
     const page = await statusPage();
     expect(page).toContain(`GET /api/v1/targets: HTTP 404: 404 page not found; ${hint}`);
+  });
+
+  it("a Prometheus source asking only status endpoints, pointed at an Alertmanager: down, not a Prometheus lacking them", async () => {
+    // Every endpoint answers Go's 404, which alone would read as an older Prometheus lacking it.
+    const error = await failure("am-as-prometheus-status-only", /^GET \/api\/v1\/status\/buildinfo: HTTP 404/);
+    expect(error).toContain("set kind: alertmanager?");
+    const metrics = (await httpGet(`${exporter.base}/metrics`)).body;
+    const up = [
+      ...metrics.matchAll(/^promstatus_up\{source="am-as-prometheus-status-only",endpoint="(\w+)"\} (\d)$/gm),
+    ];
+    expect(up.map(([, endpoint]) => endpoint).sort()).toEqual(["buildinfo", "runtimeinfo", "walreplay"]);
+    expect(up.map(([, , value]) => value)).toEqual(up.map(() => "0"));
   });
 
   it("an Alertmanager source pointed at a Prometheus: 404, and this looks like a Prometheus (asked once)", async () => {

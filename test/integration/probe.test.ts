@@ -43,6 +43,7 @@ beforeAll(async () => {
     kind: prometheus
     basic_auth: {username: monitor, password: pw-never-shown}
     allowed_targets: ["http://127\\\\.0\\\\.0\\\\.1:[0-9]+"]
+  status-only: {kind: prometheus, tsdb: {enabled: false}, targets: {enabled: false}, buildinfo: {enabled: true}, walreplay: {enabled: true}}
 sources:
   - {name: unused, kind: alertmanager, url: "http://127.0.0.1:1", schedule: "0 0 1 1 *"}
 `,
@@ -86,13 +87,23 @@ describe("/probe", () => {
     }
   });
 
+  it("fails a module's status endpoints where every one answers 404 (an Alertmanager), not where one answers", async () => {
+    const am = cluster.members[0]?.url as string;
+    const down = await (await probe({ target: am, module: "status-only" })).text();
+    for (const endpoint of ["buildinfo", "walreplay"])
+      expect(valueIn(down, "promstatus_up", { source: am, endpoint })).toBe(0);
+    const up = await (await probe({ target: prometheus.url, module: "status-only" })).text();
+    for (const endpoint of ["buildinfo", "walreplay"])
+      expect(valueIn(up, "promstatus_up", { source: prometheus.url, endpoint })).toBe(1);
+  });
+
   it("answers 400 for a missing or invalid target, an unknown module and a target the module does not allow", async () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ module: "prometheus" }, /target parameter is missing/],
       [{ target: prometheus.url }, /^module parameter is missing; known modules: .*\bprometheus\b/],
       [
         { target: prometheus.url, module: "nope" },
-        /^unknown module "nope"; known modules: slow, local-only, spared, zipped, unzipped, with-auth, prometheus, alertmanager$/m,
+        /^unknown module "nope"; known modules: slow, local-only, spared, zipped, unzipped, with-auth, status-only, prometheus, alertmanager$/m,
       ],
       [{ target: "not a url", module: "prometheus" }, /target is not a URL/],
       [{ target: "file:///etc/passwd", module: "prometheus" }, /http or https/],
