@@ -23,6 +23,9 @@ export function configWarnings(raw: RawConfig): RawWarning[] {
   const global = raw.global ?? {};
   const globalOverrun = overrun(global, {});
   if (globalOverrun) warnings.push({ path: ["global", global.timeout ? "timeout" : "interval"], ...globalOverrun });
+  const groupSizes = new Map<string, number>();
+  for (const { group } of raw.sources ?? [])
+    if (group !== undefined) groupSizes.set(group, (groupSizes.get(group) ?? 0) + 1);
   (raw.sources ?? []).forEach((s, i) => {
     cron(["sources", i], s.schedule);
     // Said at the source only where it sets its own timing; global's is said once, above.
@@ -33,9 +36,15 @@ export function configWarnings(raw: RawConfig): RawWarning[] {
     if (url) warnings.push({ path: ["sources", i, "url"], message: url });
     const thanos = thanosInGroup(s, raw.global?.flavor);
     if (thanos) warnings.push({ path: ["sources", i, ...thanos.key], message: thanos.message });
+    if (s.group !== undefined && groupSizes.get(s.group) === 1)
+      warnings.push({ path: ["sources", i, "group"], message: loneGroupMessage(s.group) });
   });
   return warnings;
 }
+
+/** A group's one source compares with nothing (promstatus_group_sources 1), most often a misspelt name. */
+const loneGroupMessage = (group: string) =>
+  `group ${JSON.stringify(group)} has this source only: a replica group compares two or more sources of one service, so its series compare nothing (is another source's group spelt differently?)`;
 
 interface Timing {
   interval?: string | undefined;
