@@ -83,9 +83,19 @@ function whyInvalidUrl(text: string): string {
   return "";
 }
 
+/** "http:/prom:9090", "http//prom:9090": an http(s) scheme whose "://" lost a character. */
+const MISTYPED_SEPARATOR = /^(https?)(?::\/?|\/\/)(?!\/)/i;
+
 const httpUrl = z.string({ error: typeError("must be a URL string") }).superRefine((text, ctx) => {
   if (withoutScheme(text)) {
     // Redacted as the URL it would be: without a scheme, credentials are not known to be any.
+    const mistyped = MISTYPED_SEPARATOR.exec(text);
+    if (mistyped) {
+      const rest = redactUnparsedUrl(`http://${text.slice(mistyped[0].length)}`).slice("http://".length);
+      const [given, use] = [`${mistyped[0]}${rest}`, `${mistyped[1]?.toLowerCase()}://${rest}`];
+      ctx.addIssue({ code: "custom", message: `invalid URL "${given}": the scheme needs "://"; use "${use}"` });
+      return;
+    }
     const use = redactUnparsedUrl(`http://${text}`);
     ctx.addIssue({ code: "custom", message: `invalid URL "${use.slice("http://".length)}": no scheme; use "${use}"` });
     return;

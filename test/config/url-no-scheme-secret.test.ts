@@ -31,6 +31,12 @@ describe("a source url without a scheme, with credentials", () => {
     expect(message).not.toContain("env-pw-77a2");
   });
 
+  it("keeps the password out where the scheme's :// lost a character", () => {
+    const message = configError("https:/monitor:pw-71c4@prometheus:9090");
+    expect(message).toContain('use "https://monitor:xxxxx@prometheus:9090"');
+    expect(message).not.toContain("pw-71c4");
+  });
+
   it("keeps the password of an unparseable one out of the message", () => {
     const message = configError("monitor:pw-0d9b@prom host:9090");
     expect(message).toContain("sources[0].url: ");
