@@ -183,13 +183,19 @@ export class Scheduler {
     const source = job.config;
     let flavor: Flavor | undefined = job.detection.inEffect;
     let first: PollOutcome | undefined;
+    let rest = source;
     if (flavor === undefined && !job.buildinfoSilent && endpoints.length > 1 && endpoints.includes("buildinfo")) {
+      const started = performance.now();
       first = await pollEndpoint(source, "buildinfo", signal);
       flavor = job.detection.fitting(first.clue);
       job.buildinfoSilent = flavor === undefined;
+      // One timeout for the whole poll: a server that does not answer buildinfo held the poll for its
+      // timeout, and the endpoints after it would have taken as long again (the next tick skipped).
+      const left = Math.max(1, Math.floor(source.timeoutMs - (performance.now() - started)));
+      if (left < source.timeoutMs) rest = { ...source, timeoutMs: left };
     }
     return Promise.all(
-      endpoints.map((e) => (e === "buildinfo" && first ? first : pollEndpoint(source, e, signal, undefined, flavor))),
+      endpoints.map((e) => (e === "buildinfo" && first ? first : pollEndpoint(rest, e, signal, undefined, flavor))),
     );
   }
 }

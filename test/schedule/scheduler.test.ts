@@ -109,6 +109,33 @@ describe("Scheduler", () => {
     expect(valueIn(partsText(store.exposition().parts), "promstatus_up", { source: "bad" })).toBe(0);
   });
 
+  it("gives the whole poll one timeout, buildinfo asked first included", async () => {
+    // A server that never answers: buildinfo (asked first while the flavor is unknown) takes the timeout,
+    // and the endpoints after it have only what is left of it, not a timeout of their own.
+    const silent = await startFakeUpstream(() => {});
+    cleanups.push(() => silent.close());
+    const timeoutMs = 2000;
+    const { scheduler, store } = start([
+      sourceConfig({
+        name: "silent",
+        kind: "prometheus",
+        url: silent.url,
+        schedule: "0 0 1 1 *",
+        timeoutMs,
+        buildinfo: { enabled: true },
+        runtimeinfo: { enabled: true },
+        walreplay: { enabled: true },
+      }),
+    ]);
+    const started = performance.now();
+    // Twice the timeout without the fix; the margin is for a busy machine.
+    await waitFor("the first poll finished", async () => (scheduler.ready ? true : undefined), 1.7 * timeoutMs, 20);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(timeoutMs - 50);
+    const text = await published(store, "silent");
+    for (const endpoint of ["buildinfo", "runtimeinfo", "walreplay", "tsdb", "targets"])
+      expect(valueIn(text, "promstatus_up", { source: "silent", endpoint })).toBe(0);
+  });
+
   it("stops promptly, aborting a poll in flight", async () => {
     const slow = await slowUpstream(10_000);
     const sources = [sourceConfig({ name: "s", kind: "alertmanager", url: slow.upstream.url, timeoutMs: 20_000 })];
