@@ -5,3 +5,16 @@ import type { SourceConfig } from "./types.js";
 export function sameSource(a: SourceConfig | undefined, b: SourceConfig): boolean {
   return a !== undefined && isDeepStrictEqual(a, b);
 }
+
+/**
+ * Whether a changed source still names the same series (same kind, group and labels; the name is the
+ * key): its counters and the time of its last success go on across the reload rather than start over.
+ */
+export function sameSeries(a: SourceConfig, b: SourceConfig): boolean {
+  return a.kind === b.kind && a.group === b.group && isDeepStrictEqual(a.labels, b.labels);
+}
+
+/** Whether a changed source is still asked of the same server as the same kind: what it was detected as holds. */
+export function sameServer(a: SourceConfig, b: SourceConfig): boolean {
+  return a.kind === b.kind && a.url === b.url && a.flavor === b.flavor;
+}

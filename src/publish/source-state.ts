@@ -48,6 +48,25 @@ export interface SourceState {
   flavor?: Flavor;
   /** Endpoints in poll order; an endpoint appears once its first poll has finished. */
   endpoints: Map<Endpoint, EndpointState>;
+  /**
+   * After a reload that changed the source but not its series (config/same-source.ts sameSeries), what
+   * each endpoint's next poll goes on from: its counters and last success, no series. Not served.
+   */
+  carried?: Map<Endpoint, EndpointState>;
+}
+
+/**
+ * What a changed source carries over from its state before a reload, for the endpoints it still polls:
+ * counters and the time of the last success (an alert on how long ago that was keeps its meaning), never
+ * series, facts or figures, which come from the new config's polls.
+ */
+export function carryOver(state: SourceState, endpoints: readonly Endpoint[]): Map<Endpoint, EndpointState> {
+  const carried = new Map<Endpoint, EndpointState>();
+  for (const endpoint of endpoints) {
+    const before = state.endpoints.get(endpoint) ?? state.carried?.get(endpoint);
+    if (before) carried.set(endpoint, { ...before, families: undefined, facts: undefined, summary: undefined });
+  }
+  return carried;
 }
 
 /**

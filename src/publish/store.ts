@@ -1,7 +1,7 @@
 import { crc32 } from "node:zlib";
 import type { Flavor } from "../config/flavors.js";
-import { sameSource } from "../config/same-source.js";
-import type { Endpoint, SourceConfig } from "../config/types.js";
+import { sameSeries, sameServer, sameSource } from "../config/same-source.js";
+import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
 import { crc32Combine, deflateSegment } from "../exposition/gzip-stream.js";
 import { retireUnserved } from "../exposition/member-readers.js";
 import { type FamilyLines, isPacked, plainLength } from "../exposition/pack.js";
@@ -9,7 +9,7 @@ import type { RenderedFamilies } from "../poll/decode.js";
 import type { PollOutcome } from "../poll/poll-endpoint.js";
 import { type GroupView, groupViews, renderGroup } from "./groups.js";
 import { assembleExposition } from "./render.js";
-import { applyOutcome, type SourceState } from "./source-state.js";
+import { applyOutcome, carryOver, type SourceState } from "./source-state.js";
 
 export interface Exposition {
   /**
@@ -57,12 +57,25 @@ export class SourceStore {
     this.apply(configs);
   }
 
-  /** Sets the sources; unchanged ones keep their series, changed and new ones start empty. */
+  /**
+   * Sets the sources; unchanged ones keep their series, changed and new ones start empty. A changed one
+   * whose series keep their names and labels goes on from its counters, last success and detected
+   * flavor (that one only while it is asked of the same server) at its next poll.
+   */
   apply(configs: readonly SourceConfig[]): void {
     const next = new Map<string, SourceState>();
     for (const config of configs) {
       const current = this.sources.get(config.name);
-      next.set(config.name, current && sameSource(current.config, config) ? current : { config, endpoints: new Map() });
+      if (current && sameSource(current.config, config)) {
+        next.set(config.name, current);
+        continue;
+      }
+      const state: SourceState = { config, endpoints: new Map() };
+      if (current && sameSeries(current.config, config)) {
+        state.carried = carryOver(current, endpointsOf(config));
+        if (current.flavor !== undefined && sameServer(current.config, config)) state.flavor = current.flavor;
+      }
+      next.set(config.name, state);
     }
     this.sources = next;
     this.groups = new Map([...groupViews(next.values())].map(([name, view]) => [name, renderGroup(view)]));
@@ -73,9 +86,10 @@ export class SourceStore {
   record(config: SourceConfig, endpoint: Endpoint, outcome: PollOutcome): void {
     const source = this.sources.get(config.name);
     if (!source || source.config !== config) return;
-    const before = source.endpoints.get(endpoint);
+    const before = source.endpoints.get(endpoint) ?? source.carried?.get(endpoint);
     const after = applyOutcome(before, outcome);
     source.endpoints.set(endpoint, after);
+    source.carried?.delete(endpoint);
     // What is no longer served is freed once no scrape reads it (exposition/member-readers.ts).
     retireUnserved([before?.families, outcome.ok ? outcome.families : undefined], after.families);
     this.regroup(config);

@@ -13,7 +13,8 @@ export function describeFlavor(kind: SourceConfig["kind"], flavor: Flavor): stri
 
 /**
  * What one source's answers have said it is, kept from poll to poll for as long as its job runs (a
- * reload that changes the source starts a new job, and detection over). Each poll's clue is taken: the
+ * reload that changes the source starts a new job, and detection over unless it is asked of the same
+ * server as before). Each poll's clue is taken: the
  * flavor is set by the first, and changes only when a later one says otherwise (a server replaced
  * behind the URL). Each finding is logged once.
  */
@@ -21,10 +22,14 @@ export class FlavorDetection {
   private detected: Flavor | undefined;
   private readonly told = new Set<string>();
 
+  /** `known`: what an earlier job of the same server detected (a reload changed other settings), not logged again. */
   constructor(
     private readonly source: SourceConfig,
     private readonly log: Logger,
-  ) {}
+    known?: Flavor,
+  ) {
+    this.detected = known;
+  }
 
   /** The flavor the answers told, if they fit the source's kind; undefined until one did. */
   get flavor(): Flavor | undefined {

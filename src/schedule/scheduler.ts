@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Flavor } from "../config/flavors.js";
-import { sameSource } from "../config/same-source.js";
+import { sameServer, sameSource } from "../config/same-source.js";
 import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
 import { pollClue } from "../poll/flavor-clues.js";
 import { failWhereNoneAnswered } from "../poll/none-answered.js";
@@ -56,7 +56,9 @@ export class Scheduler {
         next.set(config.name, current);
         this.jobs.delete(config.name);
       } else {
-        next.set(config.name, this.startJob(config));
+        // Changed: what the source was detected as holds while it is asked of the same server.
+        const known = current && sameServer(current.config, config) ? current.detection.flavor : undefined;
+        next.set(config.name, this.startJob(config, known));
       }
     }
     // What is left was removed or changed: stop it.
@@ -77,7 +79,7 @@ export class Scheduler {
     await Promise.all(jobs.map((j) => this.stopJob(j)));
   }
 
-  private startJob(config: SourceConfig): SourceJob {
+  private startJob(config: SourceConfig, known?: Flavor): SourceJob {
     // The first tick comes one period from now at the earliest, after the first poll below has started.
     const ticks = startTicks(config.schedule, () => void this.poll(job), config.name, this.log);
     const job: SourceJob = {
@@ -89,7 +91,7 @@ export class Scheduler {
       noticed: new Set(),
       warnings: new AnswerWarningsLog(config.name, this.log),
       hints: new FailureHints(config),
-      detection: new FlavorDetection(config, this.log),
+      detection: new FlavorDetection(config, this.log, known),
       buildinfoSilent: false,
       failing: new Map(),
     };

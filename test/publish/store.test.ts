@@ -242,6 +242,46 @@ describe("SourceStore", () => {
       expect(samplesOf(text, "promstatus_tsdb_head_series", { source: "b" })).toEqual([]);
     });
 
+    it("goes on from a changed source's counters and last success when its series keep their labels", async () => {
+      const store = twoSources();
+      store.record(A, "tsdb", ok(head(1), A, 1000));
+      store.record(A, "tsdb", failed("connection"));
+      store.setFlavor(A, "prometheus");
+      const slower = { ...A, timeoutMs: A.timeoutMs + 1000 }; // same series, other settings
+      store.apply([slower, B]);
+      // Nothing of it is served until the new config's first poll, as for any changed source.
+      expect(samplesOf(textOf(store), "promstatus_up", { source: "a" })).toEqual([]);
+      expect([...store.states()].find((st) => st.config.name === "a")?.flavor).toBe("prometheus");
+      store.record(slower, "tsdb", failed("connection"));
+      const text = textOf(store);
+      expect(
+        valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "connection" }),
+      ).toBe(2);
+      expect(valueIn(text, "promstatus_last_success_timestamp_seconds", { source: "a", endpoint: "tsdb" })).toBe(1000);
+      expect(samplesOf(text, "promstatus_tsdb_head_series", { source: "a" })).toEqual([]);
+    });
+
+    it("starts over where a reload changes the series' labels, and forgets the flavor of another server", async () => {
+      const store = twoSources();
+      store.record(A, "tsdb", ok(head(1), A, 1000));
+      store.record(A, "tsdb", failed("connection"));
+      store.setFlavor(A, "prometheus");
+      const relabelled = sourceConfig({ name: "a", labels: { region: "eu-2" } });
+      store.apply([relabelled, B]);
+      store.record(relabelled, "tsdb", failed("connection"));
+      const text = textOf(store);
+      expect(
+        valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "connection" }),
+      ).toBe(1);
+      expect(samplesOf(text, "promstatus_last_success_timestamp_seconds", { source: "a" })).toEqual([]);
+      expect([...store.states()].find((st) => st.config.name === "a")?.flavor).toBeUndefined();
+
+      const elsewhere = { ...relabelled, url: "http://127.0.0.1:2" };
+      store.setFlavor(relabelled, "prometheus");
+      store.apply([elsewhere, B]);
+      expect([...store.states()].find((st) => st.config.name === "a")?.flavor).toBeUndefined();
+    });
+
     it("starts a changed source empty and ignores late results for its old config", async () => {
       const store = twoSources();
       store.record(A, "tsdb", ok(head(1)));

@@ -136,6 +136,35 @@ describe("Scheduler", () => {
       expect(valueIn(text, "promstatus_up", { source: "silent", endpoint })).toBe(0);
   });
 
+  it("keeps what a source was detected as across a reload that changes its settings but not its server", async () => {
+    let down = false;
+    const upstream = await startFakeUpstream((req, res) => {
+      if (down) return void res.writeHead(503).end("down");
+      const file = req.url?.startsWith("/api/v1/status/buildinfo") ? "buildinfo" : "tsdb";
+      res.writeHead(200, { "content-type": "application/json" }).end(fixtureText(`upstream/prometheus-${file}.json`));
+    });
+    cleanups.push(() => upstream.close());
+    const source = sourceConfig({
+      name: "p",
+      url: upstream.url,
+      schedule: "0 0 1 1 *",
+      targets: { enabled: false, perTarget: true, labels: [] },
+      buildinfo: { enabled: true },
+    });
+    const { store, scheduler } = start([source]);
+    const flavor = () => [...store.states()].find((st) => st.config.name === "p")?.flavor;
+    await waitFor("detected", async () => flavor(), 3000, 20);
+    expect(flavor()).toBe("prometheus");
+    // The server is down when the reload comes: nothing it answers tells the flavor again.
+    down = true;
+    const slower = { ...source, timeoutMs: source.timeoutMs + 500 };
+    store.apply([slower]);
+    scheduler.apply([slower]);
+    const text = await published(store, "p");
+    expect(valueIn(text, "promstatus_up", { source: "p", endpoint: "tsdb" })).toBe(0);
+    expect(flavor()).toBe("prometheus");
+  });
+
   it("stops promptly, aborting a poll in flight", async () => {
     const slow = await slowUpstream(10_000);
     const sources = [sourceConfig({ name: "s", kind: "alertmanager", url: slow.upstream.url, timeoutMs: 20_000 })];
