@@ -6,7 +6,7 @@ import { pollClue } from "../poll/flavor-clues.js";
 import { failWhereNoneAnswered } from "../poll/none-answered.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
-import { operatorDetail } from "../upstream/poll-error.js";
+import { operatorDetail, type PollError } from "../upstream/poll-error.js";
 import { AnswerWarningsLog } from "./answer-warnings-log.js";
 import { FailureHints } from "./failure-hints.js";
 import { FlavorDetection } from "./flavor-detection.js";
@@ -29,9 +29,21 @@ interface SourceJob {
   detection: FlavorDetection;
   /** Its buildinfo answered without telling the flavor (an older Prometheus's 404, a failure): not asked first again. */
   buildinfoSilent: boolean;
-  /** Its endpoints whose last poll failed: since when (ms), and how many polls in a row. */
-  failing: Map<Endpoint, { sinceMs: number; polls: number }>;
+  /**
+   * Its endpoints whose last poll failed: since when (ms), how many polls in a row, the kind of failure
+   * last said at warn (failureKind) and when.
+   */
+  failing: Map<Endpoint, { sinceMs: number; polls: number; kind: string; saidMs: number }>;
 }
+
+/** How often a failure that goes on is said again at warn (the polls between are logged at debug). */
+const FAILURE_REMINDER_MS = 10 * 60_000;
+
+/** A failure's kind, by which a new one is told from the same going on: its reason and HTTP status. */
+const failureKind = (error: PollError) => `${error.reason} ${error.status ?? ""}`;
+
+/** Milliseconds as seconds to a tenth. */
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /**
  * Polls every source once at start, then on its own schedule (cron or interval). Each source runs
@@ -157,20 +169,44 @@ export class Scheduler {
           "poll succeeded",
         );
         if (failing) {
-          // Said once, as each failure was: a log read for "poll failed" shows where it ended.
+          // Said once, as the failure was: a log read for "poll failed" shows where it ended.
           job.failing.delete(endpoint);
-          const failedSeconds = Math.round((Date.now() - failing.sinceMs) / 100) / 10;
           this.log.info(
-            { source: source.name, endpoint, failed_polls: failing.polls, failed_seconds: failedSeconds },
+            {
+              source: source.name,
+              endpoint,
+              failed_polls: failing.polls,
+              failed_seconds: seconds(Date.now() - failing.sinceMs),
+            },
             "poll succeeded again",
           );
         }
       } else {
-        job.failing.set(endpoint, { sinceMs: failing?.sinceMs ?? Date.now(), polls: (failing?.polls ?? 0) + 1 });
-        this.log.warn(
-          { source: source.name, endpoint, reason: outcome.error.reason, error: operatorDetail(outcome.error) },
-          "poll failed",
-        );
+        const now = Date.now();
+        const kind = failureKind(outcome.error);
+        const polls = (failing?.polls ?? 0) + 1;
+        // Said at warn when it starts, when it becomes another failure, and as a reminder while it lasts;
+        // every other failed poll at debug: a source down for a day is not thousands of warn lines.
+        const news = !failing || failing.kind !== kind || now - failing.saidMs >= FAILURE_REMINDER_MS;
+        job.failing.set(endpoint, {
+          sinceMs: failing?.sinceMs ?? now,
+          polls,
+          kind,
+          saidMs: news ? now : failing.saidMs,
+        });
+        const fields = {
+          source: source.name,
+          endpoint,
+          reason: outcome.error.reason,
+          error: operatorDetail(outcome.error),
+        };
+        if (!news) this.log.debug(fields, "poll failed");
+        else if (failing && failing.kind === kind)
+          this.log.warn(
+            { ...fields, failed_polls: polls, failed_seconds: seconds(now - failing.sinceMs) },
+            "poll failed",
+          );
+        else this.log.warn(fields, "poll failed");
       }
     });
   }

@@ -9,6 +9,7 @@ import { httpGet } from "../harness/http-get.js";
 import { tempDir, waitFor } from "../harness/processes.js";
 import { type RealPrometheus, startPrometheus } from "../harness/prometheus.js";
 import { writeWebConfig } from "../harness/web-config.js";
+import { samplesOf } from "../helpers/exposition.js";
 
 // Misconfigured sources against a real Prometheus (TLS and basic auth, its own --web.config.file) and
 // a real plain-HTTP Alertmanager: each failing poll's log line and status row name the request and
@@ -127,9 +128,12 @@ describe("a failing poll names its request and what to change", () => {
     );
     expect(await statusPage()).toContain("GET /api/v2/status: HTTP 404");
     // Several failed polls later, the check was made once: Prometheus counts the requests it answered.
-    await waitFor("three failed polls", async () =>
-      logged.filter((l) => l.msg === "poll failed" && l.source === "prometheus-as-am").length >= 3 ? true : undefined,
-    );
+    // Counted by the exporter: the log says the same failure once.
+    await waitFor("three failed polls", async () => {
+      const text = (await httpGet(`${exporter.base}/metrics`)).body;
+      const failed = samplesOf(text, "promstatus_poll_failures_total", { source: "prometheus-as-am" });
+      return failed.reduce((n, s) => n + s.value, 0) >= 3 ? true : undefined;
+    });
     const metrics = await httpGet(`${prometheus.url}/metrics`, { ca: certs.ca, auth: `monitor:${PROM_PASSWORD}` });
     const asked = /^prometheus_http_requests_total\{code="200",handler="\/api\/v1\/status\/buildinfo"\} (\d+)$/m.exec(
       metrics.body,

@@ -194,7 +194,8 @@ sources:
 `,
     join(dir.path, "exporter.yml"),
   );
-  const log = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+  // debug: a failure that goes on is said at warn once, and each later failed poll at debug.
+  const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   exporter = await Exporter.start(
     { config, webConfig: NO_WEB_CONFIG },
     parseFlags(["--web.listen-address=127.0.0.1:0"]),

@@ -281,11 +281,55 @@ describe("Scheduler", () => {
       vi.advanceTimersByTime(30_000);
     }
     await waitFor("a fifth poll", async () => (answers >= 5 ? true : undefined), 3000, 10);
-    expect(lines("poll failed")).toHaveLength(2);
+    // The same failure twice in a row: said at warn once (the second at debug, not captured here).
+    expect(lines("poll failed")).toHaveLength(1);
     expect(lines("poll succeeded again")).toEqual([
       expect.objectContaining({ endpoint: "status", failed_polls: 2, failed_seconds: expect.any(Number) }),
     ]);
   });
+  it("says a failure at warn when it starts, when it changes and every 10 minutes while it lasts; the polls between at debug", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    const said: { level: number; msg?: string; source?: string; reason?: string; failed_polls?: number }[] = [];
+    const debugLog = pino({ level: "debug" }, { write: (line: string) => void said.push(JSON.parse(line)) });
+    // 418 for three polls, then 410 (another failure); neither is tried again within a poll.
+    let code = 418;
+    const upstream = await startFakeUpstream((_req, res) => {
+      res.writeHead(code, { "content-type": "text/plain" }).end("down");
+    });
+    cleanups.push(() => upstream.close());
+    const source = sourceConfig({
+      name: "down",
+      kind: "alertmanager",
+      url: upstream.url,
+      schedule: { interval: "30s", intervalMs: 30_000 },
+    });
+    const store = new SourceStore([source]);
+    const scheduler = new Scheduler(store, debugLog);
+    cleanups.push(() => scheduler.stop());
+    scheduler.apply([source]);
+    const failed = () => said.filter((l) => l.source === "down" && l.msg === "poll failed");
+    const polled = async (n: number) => {
+      await waitFor(`poll ${n}`, async () => (failed().length >= n ? true : undefined), 3000, 10);
+    };
+    await polled(1);
+    for (let poll = 2; poll <= 5; poll++) {
+      if (poll === 4) code = 410;
+      vi.advanceTimersByTime(30_000);
+      await polled(poll);
+    }
+    // Ten minutes on: the 410 going on is said again, with how long the failing has lasted.
+    vi.advanceTimersByTime(10 * 60_000);
+    await polled(6);
+    expect(failed().map((l) => [l.level, l.failed_polls])).toEqual([
+      [40, undefined], // 418 starts
+      [20, undefined],
+      [20, undefined],
+      [40, undefined], // 410: another failure
+      [20, undefined],
+      [40, 6], // the reminder: six polls failed in a row
+    ]);
+  });
+
   it("keeps polling and records the failure when explaining a failed poll throws", async () => {
     // A url the config schema refuses (a trailing space) reaching the scheduler anyway: the request
     // fails, and working out a hint for it parses the URL, which throws. Once that rejection went
