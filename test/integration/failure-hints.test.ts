@@ -107,6 +107,10 @@ describe("a failing poll names its request and what to change", () => {
     }
     const page = await statusPage();
     expect(page).toContain(`GET /api/v1/targets: HTTP 404: 404 page not found; ${hint}`);
+    // The status endpoints' 404s too: nothing answered, so none reads as a Prometheus lacking it.
+    const metrics = (await httpGet(`${exporter.base}/metrics`)).body;
+    for (const endpoint of ["buildinfo", "runtimeinfo", "walreplay"])
+      expect(samplesOf(metrics, "promstatus_up", { source: "am-as-prometheus", endpoint })[0]?.value).toBe(0);
   });
 
   it("a Prometheus source asking only status endpoints, pointed at an Alertmanager: down, not a Prometheus lacking them", async () => {
@@ -142,7 +146,7 @@ describe("a failing poll names its request and what to change", () => {
   });
 
   it("a URL ending in /api/v1: the doubled path is shown, and no kind is guessed", async () => {
-    const error = await failure("api-v1-suffix", /HTTP 404/);
+    const error = await failure("api-v1-suffix", /status\/tsdb: HTTP 404/);
     expect(error).toMatch(/^GET \/api\/v1\/api\/v1\/status\/tsdb: HTTP 404/);
     expect(error).not.toContain("looks like");
   });

@@ -28,7 +28,7 @@ describe("failWhereNoneAnswered", () => {
     for (const o of outcomes) {
       if (o.ok) continue;
       expect(o.error).toMatchObject({ reason: "http_status", status: 404, upstreamText: "404 page not found" });
-      expect(o.error.hint).toMatch(/every endpoint polled answered 404/);
+      expect(o.error.hint).toMatch(/no endpoint of this poll answered/);
       expect(o.finishedAt).toBe(5);
     }
   });
@@ -38,9 +38,12 @@ describe("failWhereNoneAnswered", () => {
     expect(failWhereNoneAnswered(outcomes)).toEqual(outcomes);
   });
 
-  it("keeps the outcomes as they are beside a failure of another kind", () => {
-    const outcomes = [lacking(), failed];
-    expect(failWhereNoneAnswered(outcomes)).toEqual(outcomes);
+  it("fails a 404 read as lacking where every other endpoint failed (tsdb and targets 404 from an Alertmanager)", () => {
+    const [first, second] = failWhereNoneAnswered([lacking(), failed]);
+    expect(first?.ok).toBe(false);
+    if (first && !first.ok)
+      expect(first.error).toMatchObject({ status: 404, hint: expect.stringMatching(/no endpoint/) });
+    expect(second).toBe(failed);
   });
 
   it("has nothing to fail for no endpoints", () => {
