@@ -223,12 +223,13 @@ export class Scheduler {
     let first: PollOutcome | undefined;
     let rest = source;
     if (flavor === undefined && !job.buildinfoSilent && endpoints.length > 1 && endpoints.includes("buildinfo")) {
+      // One timeout for the whole poll, of which buildinfo (a few hundred bytes) has half: a server that
+      // does not answer it would otherwise hold the poll for its timeout and the endpoints after it for as
+      // long again, or leave them no time at all.
       const started = performance.now();
-      first = await pollEndpoint(source, "buildinfo", signal);
+      first = await pollEndpoint({ ...source, timeoutMs: Math.ceil(source.timeoutMs / 2) }, "buildinfo", signal);
       flavor = job.detection.fitting(first.clue);
       job.buildinfoSilent = flavor === undefined;
-      // One timeout for the whole poll: a server that does not answer buildinfo held the poll for its
-      // timeout, and the endpoints after it would have taken as long again (the next tick skipped).
       const left = Math.max(1, Math.floor(source.timeoutMs - (performance.now() - started)));
       if (left < source.timeoutMs) rest = { ...source, timeoutMs: left };
     }

@@ -136,6 +136,35 @@ describe("Scheduler", () => {
       expect(valueIn(text, "promstatus_up", { source: "silent", endpoint })).toBe(0);
   });
 
+  it("leaves the endpoints after buildinfo half the timeout when buildinfo alone does not answer", async () => {
+    const upstream = await startFakeUpstream((req, res) => {
+      if (req.url?.startsWith("/api/v1/status/buildinfo")) return; // never answered
+      res.writeHead(200, { "content-type": "application/json" }).end(fixtureText("upstream/prometheus-tsdb.json"));
+    });
+    cleanups.push(() => upstream.close());
+    const { store } = start([
+      sourceConfig({
+        name: "mute-buildinfo",
+        url: upstream.url,
+        schedule: "0 0 1 1 *",
+        timeoutMs: 2000,
+        targets: { enabled: false, perTarget: true, labels: [] },
+        buildinfo: { enabled: true },
+      }),
+    ]);
+    const text = await waitFor(
+      "the first poll recorded",
+      async () => {
+        const t = partsText(store.exposition().parts);
+        return samplesOf(t, "promstatus_up", { source: "mute-buildinfo" }).length === 2 ? t : undefined;
+      },
+      5000,
+      20,
+    );
+    expect(valueIn(text, "promstatus_up", { source: "mute-buildinfo", endpoint: "buildinfo" })).toBe(0);
+    expect(valueIn(text, "promstatus_up", { source: "mute-buildinfo", endpoint: "tsdb" })).toBe(1);
+  });
+
   it("keeps what a source was detected as across a reload that changes its settings but not its server", async () => {
     let down = false;
     const upstream = await startFakeUpstream((req, res) => {
