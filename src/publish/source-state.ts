@@ -56,15 +56,21 @@ export interface SourceState {
 }
 
 /**
- * What a changed source carries over from its state before a reload, for the endpoints it still polls:
- * counters and the time of the last success (an alert on how long ago that was keeps its meaning), never
- * series, facts or figures, which come from the new config's polls.
+ * What a changed source carries over from its state before a reload: counters, for every endpoint it
+ * polled or carried (one switched off and on again across two reloads goes on counting too), and, while
+ * it is asked of the same server, the time of the last success (an alert on how long ago that was keeps
+ * its meaning); never series, facts or figures, which come from the new config's polls.
  */
-export function carryOver(state: SourceState, endpoints: readonly Endpoint[]): Map<Endpoint, EndpointState> {
+export function carryOver(state: SourceState, sameServer: boolean): Map<Endpoint, EndpointState> {
   const carried = new Map<Endpoint, EndpointState>();
-  for (const endpoint of endpoints) {
-    const before = state.endpoints.get(endpoint) ?? state.carried?.get(endpoint);
-    if (before) carried.set(endpoint, { ...before, families: undefined, facts: undefined, summary: undefined });
+  for (const [endpoint, before] of [...(state.carried ?? []), ...state.endpoints]) {
+    carried.set(endpoint, {
+      ...before,
+      ...(sameServer ? {} : { lastSuccessSeconds: undefined }),
+      families: undefined,
+      facts: undefined,
+      summary: undefined,
+    });
   }
   return carried;
 }

@@ -1,7 +1,7 @@
 import { crc32 } from "node:zlib";
 import type { Flavor } from "../config/flavors.js";
 import { sameSeries, sameServer, sameSource } from "../config/same-source.js";
-import { type Endpoint, endpointsOf, type SourceConfig } from "../config/types.js";
+import type { Endpoint, SourceConfig } from "../config/types.js";
 import { crc32Combine, deflateSegment } from "../exposition/gzip-stream.js";
 import { retireUnserved } from "../exposition/member-readers.js";
 import { type FamilyLines, isPacked, plainLength } from "../exposition/pack.js";
@@ -59,8 +59,8 @@ export class SourceStore {
 
   /**
    * Sets the sources; unchanged ones keep their series, changed and new ones start empty. A changed one
-   * whose series keep their names and labels goes on from its counters, last success and detected
-   * flavor (that one only while it is asked of the same server) at its next poll.
+   * whose series keep their names and labels goes on from its counters at its next poll, and from its
+   * last success and detected flavor while it is asked of the same server.
    */
   apply(configs: readonly SourceConfig[]): void {
     const next = new Map<string, SourceState>();
@@ -72,8 +72,9 @@ export class SourceStore {
       }
       const state: SourceState = { config, endpoints: new Map() };
       if (current && sameSeries(current.config, config)) {
-        state.carried = carryOver(current, endpointsOf(config));
-        if (current.flavor !== undefined && sameServer(current.config, config)) state.flavor = current.flavor;
+        const server = sameServer(current.config, config);
+        state.carried = carryOver(current, server);
+        if (current.flavor !== undefined && server) state.flavor = current.flavor;
       }
       next.set(config.name, state);
     }

@@ -29,6 +29,9 @@ export class FlavorDetection {
     known?: Flavor,
   ) {
     this.detected = known;
+    // Not said again as detected, but a source now in a group is warned as a new one would be.
+    if (known === "thanos" && source.group !== undefined && source.flavor === undefined)
+      this.once("thanos in group", () => this.log.warn({ source: source.name, group: source.group }, THANOS_IN_GROUP));
   }
 
   /** The flavor the answers told, if they fit the source's kind; undefined until one did. */

@@ -261,6 +261,23 @@ describe("SourceStore", () => {
       expect(samplesOf(text, "promstatus_tsdb_head_series", { source: "a" })).toEqual([]);
     });
 
+    it("keeps counting but forgets the last success of another server, and counts on across an endpoint switched off and on", async () => {
+      const store = twoSources();
+      store.record(A, "tsdb", ok(head(1), A, 1000));
+      store.record(A, "tsdb", failed("connection"));
+      const elsewhere = { ...A, url: "http://127.0.0.1:3" };
+      store.apply([elsewhere, B]);
+      const tsdbOff = { ...elsewhere, tsdb: { enabled: false, limit: undefined } };
+      store.apply([tsdbOff, B]); // a second reload before any poll: tsdb off ...
+      store.apply([elsewhere, B]); // ... and on again
+      store.record(elsewhere, "tsdb", failed("connection"));
+      const text = textOf(store);
+      expect(
+        valueIn(text, "promstatus_poll_failures_total", { source: "a", endpoint: "tsdb", reason: "connection" }),
+      ).toBe(2);
+      expect(samplesOf(text, "promstatus_last_success_timestamp_seconds", { source: "a" })).toEqual([]);
+    });
+
     it("starts over where a reload changes the series' labels, and forgets the flavor of another server", async () => {
       const store = twoSources();
       store.record(A, "tsdb", ok(head(1), A, 1000));

@@ -6,6 +6,7 @@ import { decodePool } from "../../src/poll/decode-pool.js";
 import type { DecodeOptions } from "../../src/poll/decode-types.js";
 import { runProbe } from "../../src/probe/probe.js";
 import { SourceStore } from "../../src/publish/store.js";
+import { FlavorDetection } from "../../src/schedule/flavor-detection.js";
 import { Scheduler } from "../../src/schedule/scheduler.js";
 import { waitFor } from "../harness/processes.js";
 import {
@@ -213,5 +214,20 @@ describe("flavor detection on the poll path", () => {
     expect(info(detected.exposition.toString(), fake.url)[0]?.labels.flavor).toBe("victoriametrics");
     const set = await runProbe({ module: { ...module, flavor: "vmagent" }, target: fake.url }, undefined, 0);
     expect(info(set.exposition.toString(), fake.url)[0]?.labels.flavor).toBe("vmagent");
+  });
+});
+
+describe("FlavorDetection carried over a reload", () => {
+  it("warns a Thanos Query now in a replica group, though its flavor was detected before the reload", () => {
+    const said: { msg?: string; level?: number }[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => void said.push(JSON.parse(line)) });
+    const grouped = sourceConfig({ name: "query", group: "eu1" });
+    const detection = new FlavorDetection(grouped, log, "thanos");
+    expect(detection.flavor).toBe("thanos");
+    expect(said.filter((l) => l.msg === THANOS_IN_GROUP).map((l) => l.level)).toEqual([40]);
+    // Not said again when its answers tell it again, nor "detected" anew.
+    detection.take({ flavor: "thanos", from: "its /api/v1/status/buildinfo answer" });
+    expect(said.filter((l) => l.msg === THANOS_IN_GROUP)).toHaveLength(1);
+    expect(said.filter((l) => l.msg?.includes("is Thanos Query"))).toEqual([]);
   });
 });
