@@ -6,9 +6,9 @@ import { pollClue } from "../poll/flavor-clues.js";
 import { failWhereNoneAnswered } from "../poll/none-answered.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
-import { operatorDetail, type PollError } from "../upstream/poll-error.js";
 import { AnswerWarningsLog } from "./answer-warnings-log.js";
 import { FailureHints } from "./failure-hints.js";
+import { FailureLog } from "./failure-log.js";
 import { FlavorDetection } from "./flavor-detection.js";
 import { startTicks, type Ticks } from "./ticks.js";
 
@@ -29,21 +29,9 @@ interface SourceJob {
   detection: FlavorDetection;
   /** Its buildinfo answered without telling the flavor (an older Prometheus's 404, a failure): not asked first again. */
   buildinfoSilent: boolean;
-  /**
-   * Its endpoints whose last poll failed: since when (ms), how many polls in a row, the kind of failure
-   * last said at warn (failureKind) and when.
-   */
-  failing: Map<Endpoint, { sinceMs: number; polls: number; kind: string; saidMs: number }>;
+  /** What its failed and recovered polls say in the log. */
+  failures: FailureLog;
 }
-
-/** How often a failure that goes on is said again at warn (the polls between are logged at debug). */
-const FAILURE_REMINDER_MS = 10 * 60_000;
-
-/** A failure's kind, by which a new one is told from the same going on: its reason and HTTP status. */
-const failureKind = (error: PollError) => `${error.reason} ${error.status ?? ""}`;
-
-/** Milliseconds as seconds to a tenth. */
-const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /**
  * Polls every source once at start, then on its own schedule (cron or interval). Each source runs
@@ -105,7 +93,7 @@ export class Scheduler {
       hints: new FailureHints(config),
       detection: new FlavorDetection(config, this.log, known),
       buildinfoSilent: false,
-      failing: new Map(),
+      failures: new FailureLog(config.name, this.log),
     };
     void this.poll(job);
     return job;
@@ -162,52 +150,13 @@ export class Scheduler {
         this.log.info({ source: source.name, endpoint }, outcome.notice);
       }
       if (outcome.ok) job.warnings.take(endpoint, outcome.warnings);
-      const failing = job.failing.get(endpoint);
       if (outcome.ok) {
         this.log.debug(
           { source: source.name, endpoint, series: outcome.series, duration_seconds: outcome.durationSeconds },
           "poll succeeded",
         );
-        if (failing) {
-          // Said once, as the failure was: a log read for "poll failed" shows where it ended.
-          job.failing.delete(endpoint);
-          this.log.info(
-            {
-              source: source.name,
-              endpoint,
-              failed_polls: failing.polls,
-              failed_seconds: seconds(Date.now() - failing.sinceMs),
-            },
-            "poll succeeded again",
-          );
-        }
-      } else {
-        const now = Date.now();
-        const kind = failureKind(outcome.error);
-        const polls = (failing?.polls ?? 0) + 1;
-        // Said at warn when it starts, when it becomes another failure, and as a reminder while it lasts;
-        // every other failed poll at debug: a source down for a day is not thousands of warn lines.
-        const news = !failing || failing.kind !== kind || now - failing.saidMs >= FAILURE_REMINDER_MS;
-        job.failing.set(endpoint, {
-          sinceMs: failing?.sinceMs ?? now,
-          polls,
-          kind,
-          saidMs: news ? now : failing.saidMs,
-        });
-        const fields = {
-          source: source.name,
-          endpoint,
-          reason: outcome.error.reason,
-          error: operatorDetail(outcome.error),
-        };
-        if (!news) this.log.debug(fields, "poll failed");
-        else if (failing && failing.kind === kind)
-          this.log.warn(
-            { ...fields, failed_polls: polls, failed_seconds: seconds(now - failing.sinceMs) },
-            "poll failed",
-          );
-        else this.log.warn(fields, "poll failed");
-      }
+        job.failures.succeeded(endpoint);
+      } else job.failures.failed(endpoint, outcome.error);
     });
   }
 

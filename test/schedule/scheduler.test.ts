@@ -353,7 +353,7 @@ describe("Scheduler", () => {
       [40, undefined], // 418 starts
       [20, undefined],
       [20, undefined],
-      [40, undefined], // 410: another failure
+      [40, 4], // 410: another failure, in a run of four failed polls
       [20, undefined],
       [40, 6], // the reminder: six polls failed in a row
     ]);
