@@ -5,8 +5,12 @@ import { operatorDetail, type PollError } from "../upstream/poll-error.js";
 /** How often a failure said at warn is said there again while it goes on or comes back (debug between). */
 export const FAILURE_REMINDER_MS = 10 * 60_000;
 
-/** A failure's kind, by which another is told from the same one: its reason and HTTP status. */
-const failureKind = (error: PollError) => `${error.reason} ${error.status ?? ""}`;
+/**
+ * A failure's kind, by which another is told from the same one: its reason, HTTP status and the
+ * exporter's own words for it with the figures left out (a timeout's time left, a size), so that
+ * ECONNREFUSED after ECONNRESET, or one too_large cause after another, is news.
+ */
+const failureKind = (error: PollError) => `${error.reason} ${error.status ?? ""} ${error.message.replace(/\d+/g, "#")}`;
 
 /** Milliseconds as seconds to a tenth. */
 const seconds = (ms: number) => Math.round(ms / 100) / 10;

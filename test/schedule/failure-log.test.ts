@@ -50,6 +50,17 @@ describe("FailureLog", () => {
     ]);
   });
 
+  it("tells failures of one reason apart by the exporter's words for them, not by their figures", () => {
+    const { failures, lines } = logged();
+    const connection = (code: string) => new PollError("connection", `connection failed: ${code}`);
+    const timeout = (ms: number) => new PollError("timeout", `took longer than the time left (${ms} ms)`);
+    failures.failed("tsdb", connection("ECONNRESET"), 0);
+    failures.failed("tsdb", connection("ECONNREFUSED"), 30_000);
+    failures.failed("tsdb", timeout(1200), 60_000);
+    failures.failed("tsdb", timeout(980), 90_000);
+    expect(lines()).toEqual(["warn poll failed", "warn poll failed 2", "warn poll failed 3", "debug poll failed"]);
+  });
+
   it("keeps each endpoint's failures apart", () => {
     const { failures, lines } = logged();
     failures.failed("tsdb", http(500), 1);
