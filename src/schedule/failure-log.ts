@@ -42,10 +42,15 @@ export class FailureLog {
 
   failed(endpoint: Endpoint, error: PollError, now = Date.now()): void {
     const kind = failureKind(error);
-    const said = this.said.get(endpoint) ?? new Map<string, number>();
-    this.said.set(endpoint, said);
-    const last = said.get(kind);
-    const news = last === undefined || now - last >= FAILURE_REMINDER_MS;
+    let said = this.said.get(endpoint);
+    if (!said) {
+      said = new Map<string, number>();
+      this.said.set(endpoint, said);
+    }
+    // A kind said longer ago than the reminder is as good as never said: forgotten, so that however many
+    // kinds an upstream cycles through, only those of the last FAILURE_REMINDER_MS are held.
+    for (const [known, at] of said) if (now - at >= FAILURE_REMINDER_MS) said.delete(known);
+    const news = !said.has(kind);
     if (news) said.set(kind, now);
     const before = this.failing.get(endpoint);
     const run = { sinceMs: before?.sinceMs ?? now, polls: (before?.polls ?? 0) + 1, warned: news || !!before?.warned };
