@@ -10,10 +10,16 @@
 // - model/textparse/{promparse,openmetricsparse,protobufparse}.go: "... while parsing: ...",
 //   "invalid metric type", "expected ...", "data does not end with # EOF", "unexpected data after # EOF",
 //   "unsupported character in float", "invalid UTF-8 label value", "invalid metric name"; and 3.x's
-//   "received unsupported Content-Type" when no fallback_scrape_protocol is set.
+//   "received unsupported Content-Type" when no fallback_scrape_protocol is set. Before 2.49 a value or
+//   timestamp that is no number came as strconv's own error, unwrapped: `strconv.ParseFloat: parsing
+//   "1x": invalid syntax` (promparse.go at v2.42.0; v2.49.0 added "%w while parsing: %q").
+// - scrape/scrape.go, a body sent as gzip that is not: Go's compress/gzip and compress/flate errors as
+//   they are ("gzip: invalid header", "gzip: invalid checksum", "flate: corrupt input before offset N";
+//   2.42 and 3.5 alike).
 // - Go's net/http and net: `Get "<url>": context deadline exceeded` (the scrape timeout),
 //   "dial tcp ...: connect: connection refused", "lookup <host> ...: no such host" / "server
-//   misbehaving", and crypto/tls and crypto/x509 errors ("tls: ...", "x509: ...").
+//   misbehaving", and crypto/tls and crypto/x509 errors ("tls: ...", "x509: ..."); an https scrape of
+//   a port that speaks plain HTTP: "http: server gave HTTP response to HTTPS client" (net/http).
 //
 // VictoriaMetrics and vmagent write their own (lib/promscrape/client.go and scrapework.go), read at
 // v1.79.5 (Debian's, whose real answers are in test/fixtures/backends/) and v1.150.0:
@@ -57,11 +63,11 @@ const PATTERNS: [DownReason, RegExp][] = [
   ],
   ["connection_refused", /connection refused/i],
   ["dns", /no such host|server misbehaving|lookup \S+ on \S+|temporary failure in name resolution/i],
-  ["tls", /(?:^|\W)(?:tls|x509): /i],
+  ["tls", /(?:^|\W)(?:tls|x509): |server gave HTTP response to HTTPS client/i],
   ["http_status", /server returned HTTP status/i],
   [
     "parse_error",
-    /while parsing|invalid metric type|^expected |data does not end with # EOF|unexpected data after # EOF|unsupported character in float|invalid UTF-8|invalid metric name|is not a valid start token|unsupported Content-Type|(?:^|: )cannot (?:ungzip response|decompress response body|read gzipped response body) from /i,
+    /while parsing|invalid metric type|^expected |data does not end with # EOF|unexpected data after # EOF|unsupported character in float|invalid UTF-8|invalid metric name|is not a valid start token|unsupported Content-Type|help text is not a valid utf8 string|(?:^|: )strconv\.Parse(?:Float|Int): parsing |(?:^|: )(?:gzip: invalid (?:header|checksum)|flate: corrupt input)|(?:^|: )cannot (?:ungzip response|decompress response body|read gzipped response body) from /i,
   ],
 ];
 

@@ -30,6 +30,17 @@ const EXAMPLES: [string, (typeof DOWN_REASONS)[number]][] = [
   ['invalid metric type "gauge2"', "parse_error"],
   ["data does not end with # EOF", "parse_error"],
   ['received unsupported Content-Type "text/html" and no fallback_scrape_protocol specified for target', "parse_error"],
+  // Prometheus before 2.49 (Debian's 2.42 writes these): strconv's and compress/gzip's own errors, unwrapped.
+  ['strconv.ParseFloat: parsing "1x": invalid syntax', "parse_error"],
+  ['strconv.ParseInt: parsing "12a": invalid syntax', "parse_error"],
+  ["gzip: invalid header", "parse_error"],
+  ["gzip: invalid checksum", "parse_error"],
+  ["flate: corrupt input before offset 12", "parse_error"],
+  ["help text is not a valid utf8 string", "parse_error"],
+  ['Get "https://127.0.0.1:9100/metrics": http: server gave HTTP response to HTTPS client', "tls"],
+  // Truncated or cut off: no sign of what went wrong.
+  ["unexpected EOF", "other"],
+  ['Get "http://10.1.2.3:9100/metrics": EOF', "other"],
   ["out of bounds", "other"],
   ["", "other"],
 ];

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { get as httpGet, type Server } from "node:http";
+import { createServer, get as httpGet, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -22,6 +22,7 @@ import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
 const dir = tempDir("promstatus-fleet");
 let target: Server;
+let broken: Server;
 let prometheus: RealPrometheus;
 let agent: RealPrometheus;
 let exporter: Exporter;
@@ -36,9 +37,26 @@ const subdir = (name: string) => {
 };
 const scrape = async () => (await fetch(metricsUrl)).text();
 
+/**
+ * Answers a scrape wrongly: `/bad-value` a sample whose value is no number, `/bad-gzip` a body that says
+ * gzip and is not (what Prometheus writes for each is its own version's text: parsed by a real one).
+ */
+async function startBrokenTarget(): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === "/bad-value") return void res.writeHead(200, { "content-type": "text/plain" }).end("m 1x\n");
+    if (req.url === "/bad-gzip")
+      return void res.writeHead(200, { "content-encoding": "gzip" }).end("this is not gzip at all\n");
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+}
+
 beforeAll(async () => {
   target = await startMetricsTarget();
+  broken = await startBrokenTarget();
   const okAddress = `127.0.0.1:${(target.address() as AddressInfo).port}`;
+  const brokenAddress = `127.0.0.1:${(broken.address() as AddressInfo).port}`;
   deadAddress = `127.0.0.1:${await freePort()}`;
   const jobs = [
     {
@@ -56,6 +74,10 @@ beforeAll(async () => {
       targets: [okAddress, deadAddress],
       relabel_configs: [{ source_labels: ["__address__"], regex: deadAddress.replace(/\./g, "\\."), action: "drop" }],
     },
+    { job_name: "badvalue", targets: [brokenAddress], metrics_path: "/bad-value" },
+    { job_name: "badgzip", targets: [brokenAddress], metrics_path: "/bad-gzip" },
+    // An https scrape of a port that speaks plain HTTP: a TLS setting wrong, not the target.
+    { job_name: "httpsplain", targets: [okAddress], scheme: "https" as const },
   ];
   [prometheus, agent] = await Promise.all([
     startPrometheus(subdir("server"), jobs),
@@ -66,7 +88,7 @@ beforeAll(async () => {
       data: { activeTargets: { health: string }[] };
     };
     const active = answer.data.activeTargets;
-    return active.length === 5 && active.every((t) => t.health !== "unknown") ? true : undefined;
+    return active.length === 8 && active.every((t) => t.health !== "unknown") ? true : undefined;
   });
   const config = parseConfig(
     `global: {schedule: "* * * * * *", timeout: 5s}
@@ -99,6 +121,7 @@ afterAll(async () => {
   await exporter?.stop();
   await Promise.all([prometheus?.stop(), agent?.stop()]);
   await new Promise((r) => target?.close(r));
+  await new Promise((r) => broken?.close(r));
   dir.remove();
 }, 30_000);
 
@@ -131,6 +154,19 @@ describe("a real Prometheus whose relabelling makes targets collide", () => {
     expect(reasons).toHaveLength(10);
     expect(reasons.filter((s) => s.value > 0).map((s) => [s.labels.reason, s.value])).toEqual([
       ["connection_refused", 1],
+    ]);
+  });
+
+  it("classes what this Prometheus writes for a value that is no number, a body that is not gzip, https to plain HTTP", async () => {
+    const text = await scrape();
+    const reasonsOf = (pool: string) =>
+      samplesOf(text, "promstatus_targets_down_by_reason", { source: "merged", scrape_pool: pool })
+        .filter((s) => s.value > 0)
+        .map((s) => s.labels.reason);
+    expect([reasonsOf("badvalue"), reasonsOf("badgzip"), reasonsOf("httpsplain")]).toEqual([
+      ["parse_error"],
+      ["parse_error"],
+      ["tls"],
     ]);
   });
 
