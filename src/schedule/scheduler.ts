@@ -6,6 +6,7 @@ import { pollClue } from "../poll/flavor-clues.js";
 import { failWhereNoneAnswered } from "../poll/none-answered.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
+import type { FailureReason } from "../upstream/poll-error.js";
 import { AnswerWarningsLog } from "./answer-warnings-log.js";
 import { FailureHints } from "./failure-hints.js";
 import { FailureLog } from "./failure-log.js";
@@ -27,7 +28,10 @@ interface SourceJob {
   hints: FailureHints;
   /** What its answers said it is (flavor), kept from poll to poll. */
   detection: FlavorDetection;
-  /** Its buildinfo answered without telling the flavor (an older Prometheus's 404, a failure): not asked first again. */
+  /**
+   * Its buildinfo answered without telling the flavor (an older Prometheus's 404, an error answer):
+   * not asked first again. A timeout or a failed connection is no answer and leaves it unset.
+   */
   buildinfoSilent: boolean;
   /** What its failed and recovered polls say in the log. */
   failures: FailureLog;
@@ -178,7 +182,9 @@ export class Scheduler {
       const started = performance.now();
       first = await pollEndpoint({ ...source, timeoutMs: Math.ceil(source.timeoutMs / 2) }, "buildinfo", signal);
       flavor = job.detection.fitting(first.clue);
-      job.buildinfoSilent = flavor === undefined;
+      // Only an answer that did not tell counts as silence: after a timeout or a failed connection
+      // nothing was said, and buildinfo is asked first again on the next poll.
+      job.buildinfoSilent = flavor === undefined && answered(first);
       const left = Math.max(1, Math.floor(source.timeoutMs - (performance.now() - started)));
       if (left < source.timeoutMs) rest = { ...source, timeoutMs: left };
     }
@@ -187,3 +193,10 @@ export class Scheduler {
     );
   }
 }
+
+/** Whether the server answered at all (an HTTP answer, ok or not), rather than timing out or failing to connect. */
+function answered(outcome: PollOutcome): boolean {
+  return outcome.ok || !NO_ANSWER.has(outcome.error.reason);
+}
+
+const NO_ANSWER: ReadonlySet<FailureReason> = new Set(["timeout", "connection", "tls"]);

@@ -165,6 +165,54 @@ describe("Scheduler", () => {
     expect(valueIn(text, "promstatus_up", { source: "mute-buildinfo", endpoint: "tsdb" })).toBe(1);
   });
 
+  it.each([
+    ["timed out", "hang"],
+    ["failed to connect", "reset"],
+  ] as const)("asks buildinfo first again on the next poll when it %s (no answer is not silence)", async (_, fault) => {
+    let answering = false;
+    const asked: { path: string; at: number }[] = [];
+    const upstream = await startFakeUpstream((req, res) => {
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      asked.push({ path, at: performance.now() });
+      if (path !== "/api/v1/status/buildinfo") {
+        res.writeHead(200, { "content-type": "application/json" }).end(fixtureText("upstream/prometheus-tsdb.json"));
+      } else if (!answering) {
+        if (fault === "reset") req.socket.destroy(); // every attempt of the first poll
+      } else {
+        const body = fixtureText("upstream/prometheus-buildinfo.json");
+        setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(body), 300);
+      }
+    });
+    cleanups.push(() => upstream.close());
+    const { store } = start([
+      sourceConfig({
+        name: "unsure",
+        url: upstream.url,
+        schedule: { interval: "1s", intervalMs: 1000 },
+        timeoutMs: 900,
+        targets: { enabled: false, perTarget: true, labels: [] },
+        buildinfo: { enabled: true },
+      }),
+    ]);
+    const first = await published(store, "unsure");
+    expect(valueIn(first, "promstatus_up", { source: "unsure", endpoint: "buildinfo" })).toBe(0);
+    answering = true;
+    const since = asked.length;
+    const next = await waitFor(
+      "the next poll's buildinfo and tsdb asked",
+      async () => {
+        const later = asked.slice(since);
+        const buildinfo = later.find((a) => a.path === "/api/v1/status/buildinfo");
+        const tsdb = later.find((a) => a.path === "/api/v1/status/tsdb");
+        return buildinfo && tsdb ? { buildinfo, tsdb } : undefined;
+      },
+      5000,
+      20,
+    );
+    // tsdb waited for buildinfo's answer (300 ms) instead of going at once beside it.
+    expect(next.tsdb.at - next.buildinfo.at).toBeGreaterThanOrEqual(250);
+  });
+
   it("keeps what a source was detected as across a reload that changes its settings but not its server", async () => {
     let down = false;
     const upstream = await startFakeUpstream((req, res) => {
