@@ -60,17 +60,16 @@ interface Timing {
  */
 function overrun(own: Timing, global: Timing): { message: string } | undefined {
   const timeout = own.timeout ?? global.timeout ?? DEFAULTS.timeout;
+  // The default schedule only where neither level sets a schedule or an interval (an interval of 30s is one's own).
+  const byDefault = [own.interval, own.schedule, global.interval, global.schedule].every((v) => v === undefined);
   const interval =
     own.interval ??
-    (own.schedule !== undefined
-      ? undefined
-      : (global.interval ?? (global.schedule === undefined ? DEFAULT_SCHEDULE_PERIOD : undefined)));
+    (own.schedule !== undefined ? undefined : (global.interval ?? (byDefault ? DEFAULT_SCHEDULE_PERIOD : undefined)));
   if (interval === undefined) return undefined;
   const timeoutMs = parseDuration(timeout);
   const intervalMs = parseDuration(interval);
   if (timeoutMs === undefined || intervalMs === undefined || timeoutMs <= intervalMs) return undefined;
-  const between =
-    interval === DEFAULT_SCHEDULE_PERIOD ? `${interval} between polls (the default schedule)` : `interval ${interval}`;
+  const between = byDefault ? `${interval} between polls (the default schedule)` : `interval ${interval}`;
   return {
     message: `timeout ${timeout} is longer than the ${between}: polls never overlap, so one that runs that long skips those due meanwhile (Prometheus refuses a scrape_timeout above its scrape_interval)`,
   };

@@ -41,6 +41,35 @@ describe("config warnings", () => {
     expect(await told(fileURLToPath(new URL("../../config/exporter.yml", import.meta.url)))).toEqual([]);
   });
 
+  it("call an interval of 30s one's own, and only a schedule set nowhere the default one", async () => {
+    const folder = tempDir("promstatus-warnings");
+    cleanups.push(async () => folder.remove());
+    const source = (name: string, more: string) =>
+      `  - {name: ${name}, kind: alertmanager, url: "http://127.0.0.1:1", timeout: 1m${more}}\n`;
+    const write = (name: string, text: string) => {
+      writeFileSync(join(folder.path, name), text);
+      return join(folder.path, name);
+    };
+    const withCron = write(
+      "cron.yml",
+      `global: {schedule: "0 */5 * * * *"}\nsources:\n${source("a", ", interval: 30s")}`,
+    );
+    expect(await told(withCron)).toEqual([
+      expect.stringContaining("sources[0].timeout: timeout 1m is longer than the interval 30s: polls never overlap"),
+    ]);
+    const plain = write("plain.yml", `sources:\n${source("a", ", interval: 30s")}${source("b", "")}`);
+    expect(await told(plain)).toEqual([
+      expect.stringContaining("sources[0].timeout: timeout 1m is longer than the interval 30s: polls never overlap"),
+      expect.stringContaining(
+        "sources[1].timeout: timeout 1m is longer than the 30s between polls (the default schedule)",
+      ),
+    ]);
+    const globalInterval = write("global.yml", `global: {interval: 30s}\nsources:\n${source("a", "")}`);
+    expect(await told(globalInterval)).toEqual([
+      expect.stringContaining("sources[0].timeout: timeout 1m is longer than the interval 30s: polls never overlap"),
+    ]);
+  });
+
   it("are logged at warn level once per load: at start, and again at a reload", async () => {
     const folder = tempDir("promstatus-warnings");
     cleanups.push(async () => folder.remove());
