@@ -136,6 +136,43 @@ function editDistance(a: string, b: string): number {
   return row[b.length] as number;
 }
 
+/**
+ * The paths the HTTP app (src/http/app.ts) serves besides the metrics, with what each is: a telemetry
+ * path on one of them would hide it, or be hidden by it.
+ */
+const OTHER_ENDPOINTS = new Map([
+  ["/", "the status page"],
+  ["/probe", "the probe endpoint"],
+  ["/logs", "the probe logs"],
+  ["/-/healthy", "the health check"],
+  ["/-/ready", "the readiness check"],
+  ["/-/reload", "the reload endpoint"],
+]);
+
+/** Express reads these in a route's path as a pattern, not as themselves (`/:name` matches every one-segment path). */
+const ROUTE_PATTERN = /[:*?+()[\]{}!\\]/;
+
+/**
+ * A path of the metrics' own. Express matches a route regardless of case and of trailing slashes
+ * (`/Probe/` is `/probe`), so the other endpoints are compared the same way.
+ */
+function checkTelemetryPath(path: string): void {
+  const flag = "--web.telemetry-path";
+  if (!path.startsWith("/")) throw new FlagError(`${flag}: must start with /, got "${path}"`);
+  const special = ROUTE_PATTERN.exec(path)?.[0];
+  if (special) {
+    throw new FlagError(
+      `${flag}: "${special}" is not allowed (Express would read the path as a pattern), got "${path}"`,
+    );
+  }
+  const matched = path.toLowerCase().replace(/\/+$/, "") || "/";
+  const other = OTHER_ENDPOINTS.get(matched);
+  if (other) {
+    const why = path === matched ? "" : " (paths match regardless of case and trailing slashes)";
+    throw new FlagError(`${flag}: "${path}" clashes with ${matched}, ${other}${why}; choose another path`);
+  }
+}
+
 /** Parses command-line flags in the Prometheus style (`--config.file=...`). Throws FlagError. */
 export function parseFlags(argv: readonly string[]): Flags {
   let values: Record<string, string | boolean | undefined>;
@@ -161,9 +198,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     throw new FlagError(`--log.format: must be one of ${LOG_FORMATS.join(", ")}, got "${logFormat}"`);
   }
   const telemetryPath = values["web.telemetry-path"] as string;
-  if (!telemetryPath.startsWith("/") || telemetryPath === "/") {
-    throw new FlagError(`--web.telemetry-path: must start with / and not be /, got "${telemetryPath}"`);
-  }
+  checkTelemetryPath(telemetryPath);
   const listenAddress = values["web.listen-address"] as string;
   const memoryLimit = values["decoder.memory-limit"] as string;
   const decoderMemoryLimitBytes = parseSize(memoryLimit);

@@ -1,6 +1,8 @@
 import { availableParallelism } from "node:os";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { FlagError, parseFlags, parseListenAddress } from "../../src/cli/flags.js";
+import { type AppDeps, createApp } from "../../src/http/app.js";
 
 describe("parseFlags", () => {
   it("has Prometheus-style defaults", () => {
@@ -49,6 +51,22 @@ describe("parseFlags", () => {
     });
   });
 
+  it("takes a telemetry path beside the other endpoints, as long as it is none of them", () => {
+    expect(parseFlags(["--web.telemetry-path=/probe/metrics"]).telemetryPath).toBe("/probe/metrics");
+    expect(parseFlags(["--web.telemetry-path=/-/metrics"]).telemetryPath).toBe("/-/metrics");
+    expect(parseFlags(["--web.telemetry-path=/metrics/"]).telemetryPath).toBe("/metrics/");
+  });
+
+  it("refuses as telemetry path every other path the HTTP app routes", () => {
+    const app = createApp({ telemetryPath: "/telemetry", log: pino({ level: "silent" }) } as unknown as AppDeps);
+    const routed = (app.router as unknown as { stack: { route?: { path: string } }[] }).stack.flatMap((layer) =>
+      layer.route ? [layer.route.path] : [],
+    );
+    const others = [...new Set(routed)].filter((path) => path !== "/telemetry");
+    expect(others.length).toBeGreaterThanOrEqual(6);
+    for (const path of others) expect(() => parseFlags([`--web.telemetry-path=${path}`]), path).toThrow(/clashes with/);
+  });
+
   it("takes --flag=true and --flag=false for a boolean flag, as Prometheus's flags do", () => {
     expect(parseFlags(["--web.enable-lifecycle=true"]).enableLifecycle).toBe(true);
     expect(parseFlags(["--web.enable-lifecycle=false"]).enableLifecycle).toBe(false);
@@ -63,6 +81,34 @@ describe("parseFlags", () => {
     [["--web.enable-lifecycle=maybe"], /does not take an argument/],
     [["--log.level=loud"], /--log.level: must be one of debug, info, warn, error, got "loud"/],
     [["--web.telemetry-path=metrics"], /--web.telemetry-path: must start with \//],
+    [["--web.telemetry-path=/"], /^--web.telemetry-path: "\/" clashes with \/, the status page; choose another path$/],
+    [
+      ["--web.telemetry-path=//"],
+      /--web.telemetry-path: "\/\/" clashes with \/, the status page \(paths match regardless/,
+    ],
+    [["--web.telemetry-path=/probe"], /--web.telemetry-path: "\/probe" clashes with \/probe, the probe endpoint;/],
+    [
+      ["--web.telemetry-path=/Probe/"],
+      /"\/Probe\/" clashes with \/probe, the probe endpoint \(paths match regardless of case/,
+    ],
+    [["--web.telemetry-path=/logs"], /--web.telemetry-path: "\/logs" clashes with \/logs, the probe logs/],
+    [
+      ["--web.telemetry-path=/-/healthy"],
+      /--web.telemetry-path: "\/-\/healthy" clashes with \/-\/healthy, the health check/,
+    ],
+    [
+      ["--web.telemetry-path=/-/ready"],
+      /--web.telemetry-path: "\/-\/ready" clashes with \/-\/ready, the readiness check/,
+    ],
+    [
+      ["--web.telemetry-path=/-/reload"],
+      /--web.telemetry-path: "\/-\/reload" clashes with \/-\/reload, the reload endpoint/,
+    ],
+    [
+      ["--web.telemetry-path=/:any"],
+      /--web.telemetry-path: ":" is not allowed \(Express would read the path as a pattern\)/,
+    ],
+    [["--web.telemetry-path=/metrics*"], /--web.telemetry-path: "\*" is not allowed/],
     [["--web.listen-address=9816"], /--web.listen-address: expected \[host\]:port/],
     [["--decoder.memory-limit=512"], /--decoder.memory-limit: expected a size of at least 32MiB .* got "512"/],
     [["--decoder.memory-limit=16MiB"], /--decoder.memory-limit: expected a size of at least 32MiB/],
