@@ -73,6 +73,7 @@ export class Exporter {
       { maxConcurrent: flags.probeMaxConcurrent },
       probeMetrics,
     );
+    this.store.takeProbedMembers(this.prober.groupMembers((groups) => this.store.regroupProbed(groups)));
     const app = createApp({
       log,
       telemetryPath: flags.telemetryPath,
@@ -131,6 +132,7 @@ export class Exporter {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     await this.scheduler.stop();
+    this.prober.close();
     this.server.closeAllConnections();
     await closed;
   }

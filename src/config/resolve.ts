@@ -126,7 +126,8 @@ function pollSettings(raw: RawSource | RawModule, globals: Globals, baseDir: str
       perTarget: prometheus?.targets?.per_target ?? DEFAULTS.targets.per_target,
       labels: (prometheus?.targets?.labels ?? []).map((from) => ({ from, to: servedLabelName(from) })),
     },
-    ...statusEndpoints(raw, poller),
+    // A grouped module asks what its members are compared by, as a grouped source does.
+    ...statusEndpoints(raw, poller === "module" && raw.group !== undefined ? "groupedSource" : poller),
     replicaLabels: [
       ...(prometheus?.replica_labels ?? (poller === "module" ? DEFAULTS.replicaLabels : globals.replicaLabels)),
     ],

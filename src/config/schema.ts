@@ -392,6 +392,12 @@ const probeModule = z
     error:
       "a module with credentials, headers or a client certificate must list allowed_targets, so that /probe sends them only to targets you allow",
     path: ["allowed_targets"],
+  })
+  // Whoever reaches /probe names the target: an open module would let anyone add a member to the group.
+  .refine((m) => m.group === undefined || (m.allowed_targets?.length ?? 0) > 0, {
+    error:
+      "a module with group must list allowed_targets, so that only the servers you allow are compared as members of the group",
+    path: ["allowed_targets"],
   });
 
 export const configSchema = z
@@ -457,6 +463,25 @@ export const configSchema = z
         message: `takes global.flavor ${global}: ${mismatch.why}; set flavor on this source (${mismatch.fits})`,
       });
     });
+  })
+  // Probed members join the sources of the same group: one kind of server throughout there too.
+  .superRefine((config, ctx) => {
+    const kindOfGroup = new Map<string, { kind: string; where: string }>();
+    (config.sources ?? []).forEach((s, i) => {
+      if (s.group !== undefined && !kindOfGroup.has(s.group))
+        kindOfGroup.set(s.group, { kind: s.kind, where: `"${s.name}" (sources[${i}])` });
+    });
+    for (const [name, m] of Object.entries(config.modules ?? {})) {
+      if (m.group === undefined) continue;
+      const first = kindOfGroup.get(m.group);
+      if (first === undefined) kindOfGroup.set(m.group, { kind: m.kind, where: `module "${name}"` });
+      else if (first.kind !== m.kind)
+        ctx.addIssue({
+          code: "custom",
+          path: ["modules", name, "group"],
+          message: `group "${m.group}" mixes kinds: module "${name}" is ${m.kind}, ${first.where} is ${first.kind}`,
+        });
+    }
   })
   // An exporter with nothing to poll is a mistake, unless it only answers /probe: a probe-only config
   // says so with a modules: section (which may be empty, keeping the built-in modules).

@@ -8,7 +8,7 @@ import { pollClue } from "../poll/flavor-clues.js";
 import { failWhereNoneAnswered } from "../poll/none-answered.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import { assembleExposition } from "../publish/render.js";
-import { applyOutcome, type SourceState } from "../publish/source-state.js";
+import { applyOutcome, type EndpointState, type SourceState } from "../publish/source-state.js";
 import { plainUrl, withDefaultScheme, withoutTrailingSlashes } from "../upstream/plain-url.js";
 import { onlyWithPath, targetAllowed } from "../upstream/url-patterns.js";
 import { PROBE_EXPOSITION_BYTES, withinExpositionBudget } from "./exposition-budget.js";
@@ -45,6 +45,8 @@ export interface ProbeRun {
   timeoutSource: string;
   /** Each endpoint's request URL (redacted) and outcome, in poll order. */
   endpoints: { endpoint: Endpoint; url: string; outcome: PollOutcome }[];
+  /** The source state its answer was built from: what the next probe of the target goes on from. */
+  state: SourceState;
   exposition: Buffer;
 }
 
@@ -123,6 +125,8 @@ export async function runProbe(
   scrapeTimeoutSeconds: string | undefined,
   offsetMs: number,
   maxExpositionBytes = PROBE_EXPOSITION_BYTES,
+  /** The endpoints' states after the target's last probe (probe-memory.ts): counters go on from them. */
+  before?: ReadonlyMap<Endpoint, EndpointState>,
 ): Promise<ProbeRun> {
   const timeoutMs = probeTimeoutMs(module.timeoutMs, scrapeTimeoutSeconds, offsetMs);
   const timeoutSource =
@@ -144,10 +148,12 @@ export async function runProbe(
   const endpoints = withinExpositionBudget(polled, maxExpositionBytes);
   const state: SourceState = {
     config: source,
-    endpoints: new Map(endpoints.map(({ endpoint, outcome }) => [endpoint, applyOutcome(undefined, outcome)])),
+    endpoints: new Map(
+      endpoints.map(({ endpoint, outcome }) => [endpoint, applyOutcome(before?.get(endpoint), outcome)]),
+    ),
   };
   // Without a configured flavor, the probe's own answers tell it, for its info series only: a probe
-  // keeps nothing from one to the next, so its answers were read with the rules of every flavor.
+  // keeps only counters from one to the next, so its answers were read with the rules of every flavor.
   const told = pollClue(polled.map(({ endpoint, outcome }) => ({ endpoint, clue: outcome.clue })))?.flavor;
   if (source.flavor === undefined && told !== undefined && flavorFits(source.kind, told)) state.flavor = told;
   return {
@@ -158,6 +164,7 @@ export async function runProbe(
     timeoutMs,
     timeoutSource,
     endpoints,
+    state,
     // Served whole (and quoted by the debug answer): a large family the decoder packed is inflated here.
     exposition: await plainText(assembleExposition([state])),
   };

@@ -2,9 +2,11 @@ import type { Logger } from "pino";
 import { redactUrl } from "../config/redact-url.js";
 import type { ModuleConfig } from "../config/types.js";
 import type { ProbeMetrics } from "../publish/probe-metrics.js";
+import type { SourceState } from "../publish/source-state.js";
 import { withDefaultScheme } from "../upstream/plain-url.js";
 import { debugAccount, debugAnswer, type Served } from "./debug-account.js";
 import { type ProbeRequest, type ProbeRun, runProbe, type ValidProbe, validateProbe } from "./probe.js";
+import { ProbeMemory } from "./probe-memory.js";
 import { RECENT_BUDGET, type RecentBudget, RecentResults } from "./recent-results.js";
 
 export type ProbeResponse =
@@ -18,6 +20,9 @@ export interface ProberLimits {
   /** What the results kept for min_interval may hold (recent-results.ts); RECENT_BUDGET by default. */
   recent?: RecentBudget;
 }
+
+/** How often members no longer probed are looked for, to leave their groups (probe-memory.ts MEMBER_TTL_MS). */
+const EXPIRE_EVERY_MS = 30_000;
 
 // Polls mostly end within a second, and the limit is reached by bursts: one second is a fair guess of
 // when a slot frees. (Prometheus ignores Retry-After and scrapes again at its interval anyway.)
@@ -56,6 +61,10 @@ export class Prober {
   private readonly inFlight = new Map<string, Promise<ProbeRun>>();
   /** The last result per module and target, kept only for modules with a min_interval. */
   private readonly recent: RecentResults;
+  /** Each probed target's counters and, in a group, facts: kept from one probe to the next. */
+  private readonly memory = new ProbeMemory();
+  private groupsChanged: (groups: Iterable<string>) => void = () => {};
+  private expiring: NodeJS.Timeout | undefined;
   private readonly records: ProbeRecord[] = [];
   private readonly refusals: ProbeRecord[] = [];
   /** Bumped whenever the modules change (a reload): sharing and min_interval never cross it. */
@@ -71,6 +80,28 @@ export class Prober {
     private readonly metrics: ProbeMetrics = NO_METRICS,
   ) {
     this.recent = new RecentResults(limits.recent);
+  }
+
+  /**
+   * The members of groups probed lately (a module with `group`), for the store to compare; `changed` is
+   * told the groups whose probed members changed. Members not probed for a while are let go.
+   */
+  groupMembers(changed: (groups: Iterable<string>) => void): (group?: string) => SourceState[] {
+    this.groupsChanged = changed;
+    this.expiring ??= setInterval(() => {
+      const left = this.memory.expire();
+      if (left.size > 0) this.groupsChanged(left);
+    }, EXPIRE_EVERY_MS).unref();
+    return (group) => {
+      this.currentModules(); // after a reload, the members of the modules before it are let go at once
+      return this.memory.members(group);
+    };
+  }
+
+  /** Stops letting members go (the daemon stops). */
+  close(): void {
+    clearInterval(this.expiring);
+    this.expiring = undefined;
   }
 
   /** Upstream polls running now; probes sharing one count once, cached answers not at all. */
@@ -144,6 +175,9 @@ export class Prober {
       this.modulesSeen = modules;
       this.generation++;
       this.recent.clear();
+      // A module may have changed what it polls and how it is labelled: its targets start over.
+      const left = this.memory.clear();
+      if (left.size > 0) this.groupsChanged(left);
     }
     return this.modulesSeen;
   }
@@ -184,9 +218,16 @@ export class Prober {
     if (running) return { run: await running, served: { how: "shared" } };
     // No await between this check and the set below: probes arriving together cannot all pass it.
     if (this.inFlight.size >= this.limits.maxConcurrent) return undefined;
-    const started = runProbe(valid, scrapeTimeout, this.offsetMs).finally(() => this.inFlight.delete(key));
+    const before = this.memory.before(module.name, target);
+    const started = runProbe(valid, scrapeTimeout, this.offsetMs, undefined, before).finally(() =>
+      this.inFlight.delete(key),
+    );
     this.inFlight.set(key, started);
     const run = await started;
+    if (generation === this.generation) {
+      this.memory.remember(module, target, run.state);
+      if (module.group !== undefined) this.groupsChanged([module.group]);
+    }
     if (module.minIntervalMs > 0 && generation === this.generation && !this.recent.set(key, run)) {
       this.log.debug(
         { module: module.name, target: run.target, bytes: run.exposition.byteLength },

@@ -1,5 +1,6 @@
 import { BoundedMap, type MapBudget } from "../lib/bounded-map.js";
 import type { ProbeRun } from "./probe.js";
+import { withoutSeries } from "./probe-memory.js";
 
 // The results min_interval serves, bounded by bytes as well as by count: one answer of series_limit
 // series with a long `source` label is tens of MB, and a thousand of them held the daemon at 3 GB.
@@ -16,6 +17,7 @@ const finishedAtMs = (run: ProbeRun) => run.startedAt + run.durationSeconds * 10
 // already, and an answer's warnings are for the scheduler's log, never a probe's.
 const withoutFamilies = (run: ProbeRun): ProbeRun => ({
   ...run,
+  state: withoutSeries(run.state),
   endpoints: run.endpoints.map((e) => {
     if (!e.outcome.ok) return e;
     const { warnings: _dropped, ...outcome } = e.outcome;

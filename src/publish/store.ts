@@ -52,9 +52,28 @@ export class SourceStore {
   private version = 0;
   private current: Exposition & { version: number } = { version: -1, parts: [], length: 0, gzip: undefined };
   private assembleQueued = false;
+  /** Members of groups that /probe polled (probe/probe-memory.ts), compared beside the sources of their group. */
+  private probed: (group?: string) => SourceState[] = () => [];
 
   constructor(configs: readonly SourceConfig[] = []) {
     this.apply(configs);
+  }
+
+  /** Where the probed members of groups come from (the prober's memory). */
+  takeProbedMembers(members: (group?: string) => SourceState[]): void {
+    this.probed = members;
+  }
+
+  /** Compares these groups again: their probed members changed (a probe, or one no longer probed). */
+  regroupProbed(groups: Iterable<string>): void {
+    let changed = false;
+    for (const name of groups) {
+      const view = groupViews([...this.sources.values(), ...this.probed(name)], name).get(name);
+      if (view) this.groups.set(name, renderGroup(view));
+      else if (!this.groups.delete(name)) continue;
+      changed = true;
+    }
+    if (changed) this.changed();
   }
 
   /**
@@ -79,7 +98,8 @@ export class SourceStore {
       next.set(config.name, state);
     }
     this.sources = next;
-    this.groups = new Map([...groupViews(next.values())].map(([name, view]) => [name, renderGroup(view)]));
+    const members = [...next.values(), ...this.probed()];
+    this.groups = new Map([...groupViews(members)].map(([name, view]) => [name, renderGroup(view)]));
     this.changed();
   }
 
@@ -100,7 +120,9 @@ export class SourceStore {
   /** Compares this source's group again (only its own). */
   private regroup(config: SourceConfig): void {
     const group =
-      config.group === undefined ? undefined : groupViews(this.sources.values(), config.group).get(config.group);
+      config.group === undefined
+        ? undefined
+        : groupViews([...this.sources.values(), ...this.probed(config.group)], config.group).get(config.group);
     if (group) this.groups.set(group.name, renderGroup(group));
   }
 
@@ -136,7 +158,7 @@ export class SourceStore {
 
   /** The replica groups with their members' current state (for the landing page). */
   groupViews(): Map<string, GroupView> {
-    return groupViews(this.sources.values());
+    return groupViews([...this.sources.values(), ...this.probed()]);
   }
 
   /** Compresses a version in the thread pool; until it is ready scrapes get the plain text. */

@@ -126,6 +126,22 @@ describe("valid configs", () => {
     ]);
   });
 
+  it("has a grouped Prometheus module ask what its members are compared by, as a grouped source does", () => {
+    const { modules } = parseConfig(
+      `modules:
+  pair: {kind: prometheus, group: pair, allowed_targets: ["http://prom-[ab]:9090"], replica_labels: [replica]}
+  alone: {kind: prometheus}
+`,
+      "/tmp/exporter.yml",
+    );
+    const enabled = (name: string) =>
+      (["config", "rules", "flags", "features"] as const).map((e) => modules.get(name)?.[e].enabled);
+    expect(enabled("pair")).toEqual([true, true, true, true]);
+    expect(enabled("alone")).toEqual([false, false, false, false]);
+    // Still a module's own settings otherwise: its replica_labels, not global's.
+    expect(modules.get("pair")?.replicaLabels).toEqual(["replica"]);
+  });
+
   it("reads size caps globally and per source", async () => {
     const [a, b] = (await loadConfig(path("valid-size.yml"))).sources;
     expect(a?.maxResponseBytes).toBe(64 * 2 ** 20);

@@ -44,6 +44,7 @@ beforeAll(async () => {
     basic_auth: {username: monitor, password: pw-never-shown}
     allowed_targets: ["http://127\\\\.0\\\\.0\\\\.1:[0-9]+"]
   status-only: {kind: prometheus, tsdb: {enabled: false}, targets: {enabled: false}, buildinfo: {enabled: true}, walreplay: {enabled: true}}
+  am-group: {kind: alertmanager, group: probed-ams, allowed_targets: ["http://127\\\\.0\\\\.0\\\\.1:[0-9]+"]}
 sources:
   - {name: unused, kind: alertmanager, url: "http://127.0.0.1:1", schedule: "0 0 1 1 *"}
 `,
@@ -87,6 +88,26 @@ describe("/probe", () => {
     }
   });
 
+  it("compares the members a grouped module probed on /metrics, as a scheduled group's", async () => {
+    const metrics = async () => (await fetch(`${base}/metrics`)).text();
+    const group = { group: "probed-ams" };
+    expect(samplesOf(await metrics(), "promstatus_group_sources", group)).toEqual([]);
+    const [first, second] = cluster.members.map((m) => m.url) as [string, string];
+    expect((await probe({ target: first, module: "am-group" })).status).toBe(200);
+    let text = await metrics();
+    expect(valueIn(text, "promstatus_group_sources", group)).toBe(1);
+    expect((await probe({ target: second, module: "am-group" })).status).toBe(200);
+    text = await metrics();
+    expect(valueIn(text, "promstatus_group_sources", group)).toBe(2);
+    expect(valueIn(text, "promstatus_group_sources_up", group)).toBe(2);
+    // The two members gossip with each other: one view of the cluster, one config, nobody missing.
+    expect(valueIn(text, "promstatus_group_alertmanager_cluster_views", group)).toBe(1);
+    expect(valueIn(text, "promstatus_group_alertmanager_config_versions", group)).toBe(1);
+    for (const source of [first, second])
+      expect(valueIn(text, "promstatus_group_alertmanager_missing_peers", { ...group, source })).toBe(0);
+    expect(promtoolCheckMetrics(text).status).toBe(0);
+  });
+
   it("fails a module's status endpoints where every one answers 404 (an Alertmanager), not where one answers", async () => {
     const am = cluster.members[0]?.url as string;
     const down = await (await probe({ target: am, module: "status-only" })).text();
@@ -103,7 +124,7 @@ describe("/probe", () => {
       [{ target: prometheus.url }, /^module parameter is missing; known modules: .*\bprometheus\b/],
       [
         { target: prometheus.url, module: "nope" },
-        /^unknown module "nope"; known modules: slow, local-only, spared, zipped, unzipped, with-auth, status-only, prometheus, alertmanager$/m,
+        /^unknown module "nope"; known modules: slow, local-only, spared, zipped, unzipped, with-auth, status-only, am-group, prometheus, alertmanager$/m,
       ],
       [{ target: "not a url", module: "prometheus" }, /target is not a URL/],
       [{ target: "file:///etc/passwd", module: "prometheus" }, /http or https/],

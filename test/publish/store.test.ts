@@ -8,6 +8,7 @@ import { type RenderedFamilies, renderSamples, sourceLabelPrefix } from "../../s
 import { plainText } from "../../src/exposition/unpack.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
 import { ownMemory } from "../../src/poll/transferable.js";
+import { applyOutcome, type SourceState } from "../../src/publish/source-state.js";
 import { type Exposition, SourceStore } from "../../src/publish/store.js";
 import { type AlertmanagerStatusResponse, alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
 import { PollError } from "../../src/upstream/poll-error.js";
@@ -439,6 +440,35 @@ describe("SourceStore: replica groups", () => {
     store.apply([am0]);
     expect(valueIn(textOf(store), "promstatus_group_sources", { group: "am-prod" })).toBe(1);
     store.apply([B]);
+    expect(samplesOf(textOf(store), "promstatus_group_sources")).toEqual([]);
+  });
+
+  it("compares probed members beside the group's sources, and lets a group of probed members go with them", async () => {
+    const probedState = (name: string) => {
+      const config = member(name);
+      const outcome = status("alertmanager-split-1.json", config);
+      if (!outcome.ok) throw new Error("fixture");
+      return { config, endpoints: new Map([["status", applyOutcome(undefined, outcome)]]) } as SourceState;
+    };
+    let probed: SourceState[] = [probedState("http://am-1:9093")];
+    const store = new SourceStore([am0]);
+    store.takeProbedMembers((group) => probed.filter((s) => group === undefined || s.config.group === group));
+    store.record(am0, "status", status("alertmanager-split-0.json", am0));
+    let text = textOf(store);
+    expect(valueIn(text, "promstatus_group_sources", { group: "am-prod" })).toBe(2);
+    expect(valueIn(text, "promstatus_group_alertmanager_cluster_views", { group: "am-prod" })).toBe(2);
+    // A probed member that is no longer probed leaves once the prober says so.
+    probed = [];
+    store.regroupProbed(["am-prod"]);
+    text = textOf(store);
+    expect(valueIn(text, "promstatus_group_sources", { group: "am-prod" })).toBe(1);
+    // A group of probed members only goes with its last member.
+    store.apply([B]);
+    probed = [probedState("http://am-1:9093")];
+    store.regroupProbed(["am-prod"]);
+    expect(valueIn(textOf(store), "promstatus_group_sources", { group: "am-prod" })).toBe(1);
+    probed = [];
+    store.regroupProbed(["am-prod"]);
     expect(samplesOf(textOf(store), "promstatus_group_sources")).toEqual([]);
   });
 });
