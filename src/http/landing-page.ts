@@ -327,7 +327,7 @@ export function landingPage(info: LandingPageInfo): string {
 <body>
 <h1>Prometheus Status Exporter</h1>
 <p>Version ${escapeHtml(version)}. Polls the status APIs of Prometheus and Alertmanager servers.
-<a href="${path}">Metrics</a> · <a href="-/healthy">Health</a> · <a href="-/ready">Readiness</a> ·
+<a href=".${escapeHtml(path)}">Metrics</a> · <a href="-/healthy">Health</a> · <a href="-/ready">Readiness</a> ·
 reload the config: ${info.lifecycle ? "<code>POST /-/reload</code> or " : ""}SIGHUP.</p>
 ${summaryList(info)}
 <h2>Sources</h2>

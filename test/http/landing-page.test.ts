@@ -54,6 +54,15 @@ const alertmanager = (name: string, peerNames: string[], peers = peerNames.lengt
 const page = (info: Partial<LandingPageInfo>) =>
   landingPage({ version: "1.2.3", telemetryPath: "/metrics", sources: [], groups: [], probes: [], ...info });
 
+describe("landing page links", () => {
+  it("links every page relative to itself, so that it works behind a reverse proxy's path prefix", () => {
+    const html = page({ telemetryPath: "/custom/metrics" });
+    const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1] as string);
+    expect(hrefs).toContain("./custom/metrics");
+    expect(hrefs.filter((h) => h.startsWith("/"))).toEqual([]);
+  });
+});
+
 /** The summary list's items, as text (tags dropped). */
 function summaryOf(html: string): string[] {
   const list = html.match(/<ul class="summary">\n([\s\S]*?)\n<\/ul>/)?.[1] ?? "";
