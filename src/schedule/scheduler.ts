@@ -6,7 +6,7 @@ import { pollClue } from "../poll/flavor-clues.js";
 import { failWhereNoneAnswered } from "../poll/none-answered.js";
 import { type PollOutcome, pollEndpoint } from "../poll/poll-endpoint.js";
 import type { SourceStore } from "../publish/store.js";
-import type { FailureReason } from "../upstream/poll-error.js";
+import { type FailureReason, withContext } from "../upstream/poll-error.js";
 import { AnswerWarningsLog } from "./answer-warnings-log.js";
 import { FailureHints } from "./failure-hints.js";
 import { FailureLog } from "./failure-log.js";
@@ -188,10 +188,28 @@ export class Scheduler {
       const left = Math.max(1, Math.floor(source.timeoutMs - (performance.now() - started)));
       if (left < source.timeoutMs) rest = { ...source, timeoutMs: left };
     }
-    return Promise.all(
+    const outcomes = await Promise.all(
       endpoints.map((e) => (e === "buildinfo" && first ? first : pollEndpoint(rest, e, signal, undefined, flavor))),
     );
+    // A timeout says the budget the endpoint had, which the buildinfo asked first splits.
+    return outcomes.map((outcome, i) => {
+      if (outcome.ok || outcome.error.reason !== "timeout" || signal.aborted) return outcome;
+      const split = !first ? "whole" : endpoints[i] === "buildinfo" ? "first" : "rest";
+      return {
+        ...outcome,
+        error: withContext(outcome.error, { hint: timeoutHint(source.timeoutMs, rest.timeoutMs, split) }),
+      };
+    });
   }
+}
+
+/** The budget a timed-out endpoint had: the source's timeout, or its share while buildinfo is asked first. */
+function timeoutHint(timeoutMs: number, leftMs: number, split: "whole" | "first" | "rest"): string {
+  if (split === "whole") return `the source's timeout is ${timeoutMs} ms`;
+  const asked = "while the flavor is unknown, buildinfo is asked first";
+  if (split === "first")
+    return `${asked}, with half of the source's ${timeoutMs} ms timeout (${Math.ceil(timeoutMs / 2)} ms)`;
+  return `${asked}, and the other endpoints after it with what is left of the source's ${timeoutMs} ms timeout (${leftMs} ms)`;
 }
 
 /** Whether the server answered at all (an HTTP answer, ok or not), rather than timing out or failing to connect. */

@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 const status = fixtureText("upstream/alertmanager-status-standalone.json");
-const logged: { msg?: string; source?: string }[] = [];
+const logged: { msg?: string; source?: string; endpoint?: string; error?: string }[] = [];
 const log = pino({ level: "warn" }, { write: (line: string) => void logged.push(JSON.parse(line)) });
 
 /** An Alertmanager stand-in answering after `delayMs`, counting concurrent requests. */
@@ -134,6 +134,26 @@ describe("Scheduler", () => {
     const text = await published(store, "silent");
     for (const endpoint of ["buildinfo", "runtimeinfo", "walreplay", "tsdb", "targets"])
       expect(valueIn(text, "promstatus_up", { source: "silent", endpoint })).toBe(0);
+    // The log says the budget each had.
+    const said = (endpoint: string) => logged.find((l) => l.source === "silent" && l.endpoint === endpoint)?.error;
+    expect(said("buildinfo")).toMatch(
+      /^GET \/api\/v1\/status\/buildinfo: no complete answer within the timeout; while the flavor is unknown, buildinfo is asked first, with half of the source's 2000 ms timeout \(1000 ms\)$/,
+    );
+    expect(said("tsdb")).toMatch(
+      /; while the flavor is unknown, buildinfo is asked first, and the other endpoints after it with what is left of the source's 2000 ms timeout \(\d+ ms\)$/,
+    );
+  });
+
+  it("says in the log the timeout a timed-out poll had", async () => {
+    const silent = await startFakeUpstream(() => {});
+    cleanups.push(() => silent.close());
+    const { store } = start([
+      sourceConfig({ name: "mute-am", kind: "alertmanager", url: silent.url, schedule: "0 0 1 1 *", timeoutMs: 300 }),
+    ]);
+    await published(store, "mute-am");
+    expect(logged.find((l) => l.source === "mute-am")?.error).toBe(
+      "GET /api/v2/status: no complete answer within the timeout; the source's timeout is 300 ms",
+    );
   });
 
   it("leaves the endpoints after buildinfo half the timeout when buildinfo alone does not answer", async () => {
