@@ -42,6 +42,8 @@ function makeAnswers() {
       lastError: health === "down" ? `dial "host-${i}": \\ refused\nagain` : "",
       lastScrape: health === "unknown" ? "0001-01-01T00:00:00Z" : new Date().toISOString(),
       lastScrapeDuration: health === "unknown" ? 0 : Math.random(),
+      scrapeInterval: "15s",
+      scrapeTimeout: "10s",
     });
   }
   // As a real Prometheus lists them: pools sorted, each pool's targets in a new order on every answer
@@ -117,11 +119,15 @@ async function main(): Promise<void> {
       }
       const count = (name: string) => samples.filter((s) => s.name === name).length;
       const sum = (name: string) => samples.filter((s) => s.name === name).reduce((n, s) => n + s.value, 0);
-      const targets = count("promstatus_target_up");
+      // Every target has an interval; only those scraped have an up.
+      const targets = count("promstatus_target_scrape_interval_seconds");
+      const scraped = samples.filter((s) => s.name === "promstatus_targets" && s.labels.health !== "unknown");
       const peers = count("promstatus_alertmanager_peer_info");
       // Consistent within itself, and equal to what some answer served during the scrape implied.
       const served = answers.slice(Math.max(0, from - 1), to);
       if (sum("promstatus_targets") !== targets) problems.push(`scrape ${scrapes}: targets count != per-target series`);
+      if (scraped.reduce((n, s) => n + s.value, 0) !== count("promstatus_target_up"))
+        problems.push(`scrape ${scrapes}: scraped targets count != promstatus_target_up series`);
       if (sum("promstatus_alertmanager_cluster_peers") !== peers)
         problems.push(`scrape ${scrapes}: peers != peer_info`);
       if (!served.some((a) => a.targets === targets))

@@ -118,10 +118,14 @@ export const TSDB = {
 const TARGET_LABELS = ["scrape_pool", "job", "instance"] as const;
 
 export const TARGETS = {
-  up: family("promstatus_target_up", "1 if the target's health is up, 0 for down or unknown.", TARGET_LABELS),
+  up: family(
+    "promstatus_target_up",
+    "1 if the target's health is up, 0 if down; absent while unknown (not scraped yet).",
+    TARGET_LABELS,
+  ),
   scrapeDuration: family(
     "promstatus_target_scrape_duration_seconds",
-    "Duration of the target's last scrape.",
+    "Duration of the target's last scrape; absent for a target never scraped.",
     TARGET_LABELS,
   ),
   lastScrape: family(

@@ -9,7 +9,7 @@ import { type DroppedTargets, PoolCounts } from "./pool-counts.js";
 import type { Labels } from "./samples.js";
 import { SampleSet } from "./samples.js";
 import { SERIES_VALUES, SeriesColumns, type TargetSeries } from "./series-columns.js";
-import { lastScrapeSeconds } from "./time.js";
+import { healthOf, lastScrapeSeconds } from "./time.js";
 
 export { TARGET_HEALTHS } from "./pool-counts.js";
 
@@ -74,15 +74,25 @@ export const PER_TARGET_FAMILIES = [
   TARGETS.scrapeTimeout.name,
 ] as const;
 
-/** What a target's series holds, in SERIES_VALUES order, written into `values` (NaN where it has none). */
+/**
+ * What a target's series holds, in SERIES_VALUES order, written into `values` (NaN where it has none).
+ * A target not scraped yet (healthOf: unknown) has no up and no scrape duration, as Prometheus's own
+ * `up` does not exist before a target's first scrape; its interval and timeout are configuration.
+ */
 export function targetValues(
   values: number[],
-  target: Pick<ActiveTarget, "health" | "lastScrapeDuration" | "scrapeInterval" | "scrapeTimeout">,
+  target: Pick<
+    ActiveTarget,
+    "health" | "lastError" | "lastScrape" | "lastScrapeDuration" | "scrapeInterval" | "scrapeTimeout"
+  >,
   /** lastScrapeSeconds of the target's lastScrape (the streaming reader has it without a string). */
   lastScrape: number | undefined,
 ): number[] {
-  values[0] = target.health === "up" ? 1 : 0;
-  values[1] = target.lastScrapeDuration ?? Number.NaN;
+  // healthOf reads lastScrape only for a down target without an error (the fast path decodes it then).
+  const health = healthOf(target);
+  const scraped = health !== "unknown";
+  values[0] = scraped ? (health === "up" ? 1 : 0) : Number.NaN;
+  values[1] = scraped ? (target.lastScrapeDuration ?? Number.NaN) : Number.NaN;
   values[2] = lastScrape ?? Number.NaN;
   values[3] = durationSeconds(target.scrapeInterval) ?? Number.NaN;
   values[4] = durationSeconds(target.scrapeTimeout) ?? Number.NaN;
@@ -114,7 +124,8 @@ export function convertTargets(payload: TargetsResponse, options: TargetsOptions
  * Summarises active targets one at a time (a reader can hand them over as it meets them, keeping none),
  * then the dropped ones. Never two series with one name and label set: targets of a pool that agree on
  * every per-target label merge (up is the lowest, so a down target is never hidden; scrape duration the
- * largest; last scrape the oldest; interval and timeout the smallest) and are counted as collisions.
+ * largest; last scrape the oldest; interval and timeout the smallest; a target not scraped yet adds no
+ * up, duration or last scrape) and are counted as collisions.
  */
 export class TargetSummariser {
   private readonly pools = new PoolCounts();

@@ -40,7 +40,9 @@ describe("a target VictoriaMetrics or vmagent has not scraped yet (down, no erro
     expect(valueIn(text, "promstatus_targets", { ...slow, health: "down" })).toBe(0);
     expect(valueIn(text, "promstatus_targets_down_by_reason", { ...slow, reason: "other" })).toBe(0);
     expect(samplesOf(text, "promstatus_target_last_scrape_timestamp_seconds", slow)).toEqual([]);
-    for (const s of samplesOf(text, "promstatus_target_up", slow)) expect(s.value).toBe(0);
+    // Not scraped yet: no up and no duration, as Prometheus's own up before a first scrape.
+    expect(samplesOf(text, "promstatus_target_up", slow)).toEqual([]);
+    expect(samplesOf(text, "promstatus_target_scrape_duration_seconds", slow)).toEqual([]);
     // The targets that were scraped keep their time, in whatever zone it was written.
     for (const s of samplesOf(text, "promstatus_target_last_scrape_timestamp_seconds"))
       expect(s.value).toBeGreaterThan(Date.UTC(2026, 0, 1) / 1000);
@@ -79,6 +81,8 @@ describe("a target VictoriaMetrics or vmagent has not scraped yet (down, no erro
         );
         const text = result.ok ? result.families.map(([, l]) => Buffer.from(l).toString()).join("") : "";
         expect(valueIn(text, "promstatus_targets", { scrape_pool: "j", health }), `${lastScrape} ${lastError}`).toBe(1);
+        const up = samplesOf(text, "promstatus_target_up", { scrape_pool: "j" }).map((s) => s.value);
+        expect(up, `${lastScrape} ${lastError}`).toEqual(health === "down" ? [0] : []);
       }
     }
   });

@@ -42,12 +42,58 @@ describe("convertTargets", () => {
     expect(rawTargets.droppedTargets.length).toBeGreaterThan(0);
   });
 
-  it("maps health to 1 for up and 0 for down and unknown", () => {
+  it("maps health to 1 for up and 0 for down; a target not scraped yet has no up and no duration", () => {
     const out = convertTargets(real, perTarget);
     expect(sampleValue(out, TARGETS.up.name, labelsOf(find("up")))).toBe(1);
     expect(sampleValue(out, TARGETS.up.name, labelsOf(find("down")))).toBe(0);
-    expect(sampleValue(out, TARGETS.up.name, labelsOf(find("unknown")))).toBe(0);
-    expect(out.get(TARGETS.up.name)).toHaveLength(rawTargets.activeTargets.length);
+    const never = find("unknown");
+    const unknown = labelsOf(never);
+    const of = (name: string) => out.get(name).filter((s) => s.labels.instance === unknown.instance);
+    expect(of(TARGETS.up.name)).toEqual([]);
+    expect(of(TARGETS.scrapeDuration.name)).toEqual([]);
+    // Interval and timeout are configuration: known before the first scrape.
+    expect([never.scrapeInterval, never.scrapeTimeout]).toEqual(["1h", "500ms"]);
+    expect(sampleValue(out, TARGETS.scrapeInterval.name, unknown)).toBe(3600);
+    expect(sampleValue(out, TARGETS.scrapeTimeout.name, unknown)).toBe(0.5);
+    const scraped = rawTargets.activeTargets.filter((t) => t.health !== "unknown").length;
+    expect(out.get(TARGETS.up.name)).toHaveLength(scraped);
+    expect(out.get(TARGETS.scrapeDuration.name)).toHaveLength(scraped);
+    expect(out.get(TARGETS.scrapeInterval.name)).toHaveLength(rawTargets.activeTargets.length);
+  });
+
+  it("gives a target VictoriaMetrics or vmagent has not scraped yet (down, no error, the epoch) no up and no duration", () => {
+    const target = (instance: string, health: string, lastError: string, lastScrape: string) => ({
+      labels: { job: "node", instance },
+      scrapePool: "node",
+      health,
+      lastError,
+      lastScrape,
+      lastScrapeDuration: 0,
+    });
+    const out = convertTargets(
+      targetsResponse.parse({
+        status: "success",
+        data: {
+          activeTargets: [
+            target("never:9100", "down", "", "1970-01-01T00:00:00Z"),
+            target("refused:9100", "down", "connect: connection refused", "1970-01-01T00:00:00Z"),
+            target("quiet:9100", "down", "", "2026-11-21T05:16:23Z"),
+          ],
+          droppedTargets: [],
+        },
+      }),
+      perTarget,
+    );
+    const of = (name: string, instance: string) => out.get(name).filter((s) => s.labels.instance === instance);
+    expect(of(TARGETS.up.name, "never:9100")).toEqual([]);
+    expect(of(TARGETS.scrapeDuration.name, "never:9100")).toEqual([]);
+    expect(of(TARGETS.lastScrape.name, "never:9100")).toEqual([]);
+    // Down with an error, or down after a scrape: down.
+    expect(sampleValue(out, TARGETS.up.name, { instance: "refused:9100" })).toBe(0);
+    expect(sampleValue(out, TARGETS.scrapeDuration.name, { instance: "refused:9100" })).toBe(0);
+    expect(sampleValue(out, TARGETS.up.name, { instance: "quiet:9100" })).toBe(0);
+    expect(sampleValue(out, TARGETS.count.name, { scrape_pool: "node", health: "unknown" })).toBe(1);
+    expect(sampleValue(out, TARGETS.count.name, { scrape_pool: "node", health: "down" })).toBe(2);
   });
 
   it("reports scrape duration, interval, timeout and last scrape time, and no time for a target never scraped", () => {
@@ -146,6 +192,42 @@ describe("colliding targets", () => {
     expect(sampleValue(out, TARGETS.count.name, { scrape_pool: "blackbox", health: "up" })).toBe(2);
   });
 
+  it("merge with a target not scraped yet adding nothing: up with an up one, down with a down one", () => {
+    const never: ModelTarget = {
+      scrapePool: "blackbox",
+      labels: { job: "blackbox", instance: "https://new", module: "icmp" },
+      health: "unknown",
+    };
+    const scraped = (health: "up" | "down", lastScrapeDuration: number): ModelTarget => ({
+      scrapePool: "blackbox",
+      labels: { job: "blackbox", instance: "https://new", module: "http_2xx" },
+      health,
+      lastScrapeDuration,
+      ...(health === "down" ? { lastError: "context deadline exceeded" } : {}),
+    });
+    const target = { scrape_pool: "blackbox", job: "blackbox", instance: "https://new" };
+    for (const [other, up] of [
+      [scraped("up", 0.2), 1],
+      [scraped("down", 5), 0],
+    ] as const) {
+      for (const targets of [
+        [never, other],
+        [other, never],
+      ]) {
+        const out = convertTargets(answer(targets), perTarget);
+        expect(sampleValue(out, TARGETS.up.name, target)).toBe(up);
+        expect(sampleValue(out, TARGETS.scrapeDuration.name, target)).toBe(other.lastScrapeDuration);
+        expect(sampleValue(out, TARGETS.collisions.name, { scrape_pool: "blackbox" })).toBe(1);
+      }
+    }
+    // Two targets not scraped yet: one series, with its interval and timeout, no up.
+    const out = convertTargets(answer([never, { ...never, labels: { ...never.labels, module: "tcp" } }]), perTarget);
+    expect(out.get(TARGETS.up.name)).toEqual([]);
+    expect(out.get(TARGETS.scrapeDuration.name)).toEqual([]);
+    expect(sampleValue(out, TARGETS.scrapeInterval.name, target)).toBe(15);
+    expect(sampleValue(out, TARGETS.collisions.name, { scrape_pool: "blackbox" })).toBe(1);
+  });
+
   it("merge the same whichever comes first", () => {
     const a = convertTargets(answer(probes), perTarget);
     const b = convertTargets(answer([...probes].reverse()), perTarget);
@@ -190,20 +272,28 @@ describe("colliding targets", () => {
           const keys = samples.map((s) => JSON.stringify(Object.entries(s.labels).sort()));
           expect(new Set(keys).size, name).toBe(keys.length);
         }
-        // Merged away plus published is every target.
+        // Merged away plus published is every target (every series has an interval).
         const collisions = out.get(TARGETS.collisions.name).reduce((n, s) => n + s.value, 0);
-        expect(out.get(TARGETS.up.name).length + collisions).toBe(targets.length);
-        // A series is up only if every target behind it is up.
-        for (const s of out.get(TARGETS.up.name)) {
-          const behind = targets.filter(
+        expect(out.get(TARGETS.scrapeInterval.name).length + collisions).toBe(targets.length);
+        const behind = (s: { labels: Record<string, string> }) =>
+          targets.filter(
             (t) =>
               t.scrapePool === s.labels.scrape_pool &&
               (t.labels.job ?? "") === s.labels.job &&
               (t.labels.instance ?? "") === s.labels.instance &&
               (!withModule || (t.labels.module ?? "") === s.labels.module),
           );
-          expect(behind.length).toBeGreaterThan(0);
-          expect(s.value).toBe(behind.every((t) => t.health === "up") ? 1 : 0);
+        // A series has an up when a target behind it was scraped, and is up only if every scraped one is up.
+        const ups = new Set(out.get(TARGETS.up.name).map((s) => JSON.stringify(s.labels)));
+        for (const s of out.get(TARGETS.scrapeInterval.name)) {
+          const scraped = behind(s).filter((t) => t.health !== "unknown");
+          expect(behind(s).length).toBeGreaterThan(0);
+          expect(ups.has(JSON.stringify(s.labels))).toBe(scraped.length > 0);
+        }
+        for (const s of out.get(TARGETS.up.name)) {
+          const scraped = behind(s).filter((t) => t.health !== "unknown");
+          expect(scraped.length).toBeGreaterThan(0);
+          expect(s.value).toBe(scraped.every((t) => t.health === "up") ? 1 : 0);
         }
       }),
       { numRuns: 300 },
@@ -240,10 +330,13 @@ describe("what one target can get wrong", () => {
     const out = convertTargets(parsed.data, perTarget);
     expect(sampleValue(out, TARGETS.up.name, { job: "node", instance: "a:9100" })).toBe(1);
     expect(sampleValue(out, TARGETS.up.name, { job: "", instance: "b:9100" })).toBe(1);
-    expect(sampleValue(out, TARGETS.up.name, { job: "", instance: "" })).toBe(0);
+    // A health that is no string counts as unknown: no up, as for a target not scraped yet.
+    expect(out.get(TARGETS.up.name).filter((s) => s.labels.instance === "")).toEqual([]);
+    expect(sampleValue(out, TARGETS.scrapeInterval.name, { job: "", instance: "" })).toBe(15);
     expect(sampleValue(out, TARGETS.count.name, { scrape_pool: "node", health: "unknown" })).toBe(1);
     expect(out.get(TARGETS.lastScrape.name)).toHaveLength(2);
-    expect(out.get(TARGETS.scrapeDuration.name)).toHaveLength(2);
+    // a:9100's; b:9100's is no number, and the unknown one has none.
+    expect(out.get(TARGETS.scrapeDuration.name)).toHaveLength(1);
   });
 });
 

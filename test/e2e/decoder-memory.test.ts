@@ -108,12 +108,18 @@ describe("an answer too large for --decoder.memory-limit", () => {
       "12,000 targets served",
       async () => {
         const t = await scrape();
-        return samplesOf(t, "promstatus_target_up", { source: "prom" }).length === 12_000 ? t : undefined;
+        // Every target has an interval; one not scraped yet (the answer has some) has no up.
+        const served = samplesOf(t, "promstatus_target_scrape_interval_seconds", { source: "prom" });
+        return served.length === 12_000 ? t : undefined;
       },
       30_000,
       200,
     );
     expect(valueIn(text, "promstatus_up", { source: "prom", endpoint: "targets" })).toBe(1);
+    const unknown = samplesOf(text, "promstatus_targets", { source: "prom", health: "unknown" });
+    const notScraped = unknown.reduce((n, s) => n + s.value, 0);
+    expect(notScraped).toBeGreaterThan(0);
+    expect(samplesOf(text, "promstatus_target_up", { source: "prom" })).toHaveLength(12_000 - notScraped);
     await expectServedAgain();
   }, 60_000);
 

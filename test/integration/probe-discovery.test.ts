@@ -94,7 +94,7 @@ describe("/probe scraped by a real Prometheus through file_sd", () => {
     const up = await waitFor(
       "target health of the watched Prometheus",
       async () => {
-        // Right after its start the watched Prometheus may not have scraped itself yet (health unknown: 0).
+        // Right after its start the watched Prometheus may not have scraped itself yet (health unknown: no up).
         const samples = await query(`promstatus_target_up{source="${watched.url}", job="prometheus"} == 1`);
         return samples.length === 1 ? samples[0] : undefined;
       },

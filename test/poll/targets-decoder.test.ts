@@ -23,7 +23,11 @@ describe("TargetsDecoder: the targets budget", () => {
   });
 
   it("counts a scrape pool as many targets: an answer of many pools is refused sooner", () => {
-    const targets = Array.from({ length: 40 }, (_, i) => ({ labels: { instance: `i${i}` }, scrapePool: `pool-${i}` }));
+    const targets = Array.from({ length: 40 }, (_, i) => ({
+      labels: { instance: `i${i}` },
+      scrapePool: `pool-${i}`,
+      health: "up",
+    }));
     const answer = Buffer.from(JSON.stringify({ status: "success", data: { activeTargets: targets } }));
     const decoder = new TargetsDecoder({ ...options, maxTargets: 200 });
     decoder.write(answer);

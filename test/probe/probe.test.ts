@@ -34,7 +34,13 @@ describe("runProbe", () => {
 
     const text = run.exposition.toString("utf8");
     expect(text).toContain(linesText(up));
-    expect(samplesOf(text, "promstatus_target_up", { source: upstream.url })).toHaveLength(3000);
+    const source = { source: upstream.url };
+    expect(samplesOf(text, "promstatus_target_scrape_interval_seconds", source)).toHaveLength(3000);
+    // A target not scraped yet (the answer has some) has no up.
+    const unknown = samplesOf(text, "promstatus_targets", { ...source, health: "unknown" });
+    const notScraped = unknown.reduce((n, s) => n + s.value, 0);
+    expect(notScraped).toBeGreaterThan(0);
+    expect(samplesOf(text, "promstatus_target_up", source)).toHaveLength(3000 - notScraped);
     expect(promtoolCheckMetrics(text).status).toBe(0);
     const whole = run.exposition.byteLength;
     expect(debugAnswer(run, { how: "polled" }, whole)).toContain(linesText(up));
