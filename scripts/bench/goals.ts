@@ -167,7 +167,7 @@ export function goals(input: GoalInputs): Goal[] {
   // The large size.
   const big = large[0];
   out.push({
-    goal: `${L}, default flags: the poll succeeds and every target is served (promstatus_target_up series)`,
+    goal: `${L}, default flags: the poll succeeds and every target is served (promstatus_target_scrape_interval_seconds series: every target has one)`,
     measured: big
       ? `${big.series} of ${big.targets} targets served${big.ok ? `, polls of ${big.pollSeconds.map((s) => `${f(s, 1)} s`).join(", ")}` : ""}`
       : "not measured",

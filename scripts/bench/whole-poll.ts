@@ -12,8 +12,10 @@
 // - Event loop: the daemon's own nodejs_eventloop_lag_max_seconds (prom-client's monitorEventLoopDelay,
 //   reset at every collection), read by the one scrape of each cycle: the worst over that cycle.
 // - Liveness: GET /-/healthy every 20 ms from a process of its own, the worst latency during the polls.
-// - Served: the series of promstatus_target_up in the cycle's scrape against the targets answered, and
-//   promstatus_up / promstatus_last_success_timestamp_seconds for whether each poll succeeded.
+// - Served: the series of promstatus_target_scrape_interval_seconds (every target has one; a target not
+//   scraped yet has no promstatus_target_up, and the generated answer has some) in the cycle's scrape
+//   against the targets answered, and promstatus_up / promstatus_last_success_timestamp_seconds for
+//   whether each poll succeeded.
 // At the goal size also: the answer over gzip, and GET /metrics under load against a bare server
 // (scrape-load.ts). A size the daemon fails at is a row with the failure and the daemon's log lines.
 // Prints one JSON line. Usage: node --import tsx scripts/bench/whole-poll.ts
@@ -67,7 +69,7 @@ export interface WholePollRow {
   healthyProbes: number;
   /** promstatus_poll_duration_seconds of each measured poll. */
   pollSeconds: number[];
-  /** promstatus_target_up series in the last cycle's scrape. */
+  /** SERVED_FAMILY series in the last cycle's scrape: the targets served. */
   series: number;
   /** Size of that exposition, plain text. */
   expositionBytes: number;
@@ -160,13 +162,16 @@ interface Cycle {
   idleLoopMaxMs: number;
 }
 
+/** The family a target is served by: every target has an interval, only a scraped one an up. */
+const SERVED_FAMILY = "promstatus_target_scrape_interval_seconds";
+
 const facts = (t: ExpositionTally) => {
   const targets = { source: "s", endpoint: "targets" };
   return {
     up: t.value("promstatus_up", targets),
     lastSuccessS: t.value("promstatus_last_success_timestamp_seconds", targets),
     pollS: t.value("promstatus_poll_duration_seconds", targets),
-    series: t.series.get("promstatus_target_up") ?? 0,
+    series: t.series.get(SERVED_FAMILY) ?? 0,
     bytes: t.bytes,
     loopMaxMs: t.value("nodejs_eventloop_lag_max_seconds") * 1000,
   };
@@ -320,7 +325,7 @@ async function measure(
     if (failedPolls.length > 0) {
       row.failure = failureOf(`${failedPolls.length} of ${CYCLES} measured polls did not succeed`, subject);
     } else if (row.series !== targets) {
-      row.failure = failureOf(`served ${row.series} promstatus_target_up series for ${targets} targets`, subject);
+      row.failure = failureOf(`served ${row.series} ${SERVED_FAMILY} series for ${targets} targets`, subject);
     } else if (!Number.isFinite(row.healthyPollMaxMs)) {
       row.failure = failureOf("/-/healthy did not answer during a poll", subject);
     }
@@ -353,9 +358,9 @@ async function measureScrapes(node: string, targets: number, url: string): Promi
   try {
     progress(`${targets} targets: GET /metrics under load ...`);
     await waitReady(daemon, READY_TIMEOUT_MS);
-    const served = (await scrape(daemon.address)).series.get("promstatus_target_up") ?? 0;
+    const served = (await scrape(daemon.address)).series.get(SERVED_FAMILY) ?? 0;
     if (served !== targets)
-      return { failure: failureOf(`served ${served} promstatus_target_up series for ${targets} targets`, daemon) };
+      return { failure: failureOf(`served ${served} ${SERVED_FAMILY} series for ${targets} targets`, daemon) };
     return await scrapeLoad({ node, dir, address: daemon.address, targets, seconds: Number(values["scrape-seconds"]) });
   } catch (err) {
     return { failure: failureOf(err instanceof Error ? err.message : String(err), daemon) };
