@@ -123,7 +123,7 @@ describe("HTTP app", () => {
     const res = await fetch(base);
     expect(res.headers.get("content-type")).toContain("text/html");
     const html = await res.text();
-    expect(html).toContain('<a href="/custom-metrics">');
+    expect(html).toContain('<a href="./custom-metrics">');
     expect(html).toContain("&lt;b&gt;prom&lt;/b&gt;");
   });
 
