@@ -129,7 +129,9 @@ function pollSettings(raw: RawSource | RawModule, globals: Globals, baseDir: str
     // A grouped module asks what its members are compared by, as a grouped source does.
     ...statusEndpoints(raw, poller === "module" && raw.group !== undefined ? "groupedSource" : poller),
     replicaLabels: [
-      ...(prometheus?.replica_labels ?? (poller === "module" ? DEFAULTS.replicaLabels : globals.replicaLabels)),
+      // A module's own or the defaults; a grouped module's compared with sources, so global's as theirs.
+      ...(prometheus?.replica_labels ??
+        (poller === "module" && raw.group === undefined ? DEFAULTS.replicaLabels : globals.replicaLabels)),
     ],
     http: resolveHttp(raw, baseDir),
   };

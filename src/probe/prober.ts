@@ -23,6 +23,11 @@ export interface ProberLimits {
 
 /** How often members no longer probed are looked for, to leave their groups (probe-memory.ts MEMBER_TTL_MS). */
 const EXPIRE_EVERY_MS = 30_000;
+/**
+ * Groups compared again at most this often: comparing costs the main thread time in proportion to the
+ * members and their targets, and probes of many members would otherwise compare the group at every one.
+ */
+export const REGROUP_EVERY_MS = 1000;
 
 // Polls mostly end within a second, and the limit is reached by bursts: one second is a fair guess of
 // when a slot frees. (Prometheus ignores Retry-After and scrapes again at its interval anyway.)
@@ -65,6 +70,10 @@ export class Prober {
   private readonly memory = new ProbeMemory();
   private groupsChanged: (groups: Iterable<string>) => void = () => {};
   private expiring: NodeJS.Timeout | undefined;
+  /** Groups to compare again, at most every REGROUP_EVERY_MS: when they were last, and the next time if due. */
+  private readonly regroupDue = new Set<string>();
+  private lastRegroupMs = Number.NEGATIVE_INFINITY;
+  private regroupTimer: NodeJS.Timeout | undefined;
   private readonly records: ProbeRecord[] = [];
   private readonly refusals: ProbeRecord[] = [];
   /** Bumped whenever the modules change (a reload): sharing and min_interval never cross it. */
@@ -89,8 +98,8 @@ export class Prober {
   groupMembers(changed: (groups: Iterable<string>) => void): (group?: string) => SourceState[] {
     this.groupsChanged = changed;
     this.expiring ??= setInterval(() => {
-      const left = this.memory.expire();
-      if (left.size > 0) this.groupsChanged(left);
+      this.memory.expire();
+      this.regroup([]);
     }, EXPIRE_EVERY_MS).unref();
     return (group) => {
       this.currentModules(); // after a reload, the members of the modules before it are let go at once
@@ -102,6 +111,8 @@ export class Prober {
   close(): void {
     clearInterval(this.expiring);
     this.expiring = undefined;
+    clearTimeout(this.regroupTimer);
+    this.regroupTimer = undefined;
   }
 
   /** Upstream polls running now; probes sharing one count once, cached answers not at all. */
@@ -176,8 +187,8 @@ export class Prober {
       this.generation++;
       this.recent.clear();
       // A module may have changed what it polls and how it is labelled: its targets start over.
-      const left = this.memory.clear();
-      if (left.size > 0) this.groupsChanged(left);
+      this.memory.sync(modules);
+      this.regroup([]);
     }
     return this.modulesSeen;
   }
@@ -226,7 +237,7 @@ export class Prober {
     const run = await started;
     if (generation === this.generation) {
       this.memory.remember(module, target, run.state);
-      if (module.group !== undefined) this.groupsChanged([module.group]);
+      this.regroup(module.group === undefined ? [] : [module.group]);
     }
     if (module.minIntervalMs > 0 && generation === this.generation && !this.recent.set(key, run)) {
       this.log.debug(
@@ -235,6 +246,25 @@ export class Prober {
       );
     }
     return { run, served: { how: "polled" } };
+  }
+
+  /**
+   * Has the store compare `groups` again, and those that lost a member meanwhile: now, or once
+   * REGROUP_EVERY_MS have passed since the last time (the groups due gathered until then).
+   */
+  private regroup(groups: Iterable<string>): void {
+    for (const group of [...groups, ...this.memory.takeLeft()]) this.regroupDue.add(group);
+    if (this.regroupDue.size === 0 || this.regroupTimer !== undefined) return;
+    const waitMs = this.lastRegroupMs + REGROUP_EVERY_MS - performance.now();
+    const run = () => {
+      this.regroupTimer = undefined;
+      this.lastRegroupMs = performance.now();
+      const due = [...this.regroupDue];
+      this.regroupDue.clear();
+      this.groupsChanged(due);
+    };
+    if (waitMs <= 0) run();
+    else this.regroupTimer = setTimeout(run, waitMs).unref();
   }
 
   private remember(list: ProbeRecord[], size: number, record: Omit<ProbeRecord, "id" | "atMs">): void {

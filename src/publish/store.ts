@@ -68,7 +68,7 @@ export class SourceStore {
   regroupProbed(groups: Iterable<string>): void {
     let changed = false;
     for (const name of groups) {
-      const view = groupViews([...this.sources.values(), ...this.probed(name)], name).get(name);
+      const view = groupViews(this.withProbed(name), name).get(name);
       if (view) this.groups.set(name, renderGroup(view));
       else if (!this.groups.delete(name)) continue;
       changed = true;
@@ -98,8 +98,7 @@ export class SourceStore {
       next.set(config.name, state);
     }
     this.sources = next;
-    const members = [...next.values(), ...this.probed()];
-    this.groups = new Map([...groupViews(members)].map(([name, view]) => [name, renderGroup(view)]));
+    this.groups = new Map([...groupViews(this.withProbed())].map(([name, view]) => [name, renderGroup(view)]));
     this.changed();
   }
 
@@ -122,7 +121,7 @@ export class SourceStore {
     const group =
       config.group === undefined
         ? undefined
-        : groupViews([...this.sources.values(), ...this.probed(config.group)], config.group).get(config.group);
+        : groupViews(this.withProbed(config.group), config.group).get(config.group);
     if (group) this.groups.set(group.name, renderGroup(group));
   }
 
@@ -158,7 +157,18 @@ export class SourceStore {
 
   /** The replica groups with their members' current state (for the landing page). */
   groupViews(): Map<string, GroupView> {
-    return groupViews([...this.sources.values(), ...this.probed()]);
+    return groupViews(this.withProbed());
+  }
+
+  /**
+   * The sources and the probed members of groups (of one, or all). A server that is a source of its
+   * group is not a probed member of it as well: one server, one member.
+   */
+  private withProbed(group?: string): SourceState[] {
+    const sources = [...this.sources.values()];
+    const member = (s: SourceState) => `${s.config.group}\0${s.config.url}`;
+    const scheduled = new Set(sources.filter((s) => s.config.group !== undefined).map(member));
+    return [...sources, ...this.probed(group).filter((s) => !scheduled.has(member(s)))];
   }
 
   /** Compresses a version in the thread pool; until it is ready scrapes get the plain text. */

@@ -138,8 +138,18 @@ describe("valid configs", () => {
       (["config", "rules", "flags", "features"] as const).map((e) => modules.get(name)?.[e].enabled);
     expect(enabled("pair")).toEqual([true, true, true, true]);
     expect(enabled("alone")).toEqual([false, false, false, false]);
-    // Still a module's own settings otherwise: its replica_labels, not global's.
+    // Its own replica_labels if it sets them; else global's, as the sources it is compared with take.
     expect(modules.get("pair")?.replicaLabels).toEqual(["replica"]);
+    const withGlobal = parseConfig(
+      `global: {replica_labels: [cluster_replica]}
+modules:
+  pair: {kind: prometheus, group: pair, allowed_targets: ["http://prom-[ab]:9090"]}
+  alone: {kind: prometheus}
+`,
+      "/tmp/exporter.yml",
+    ).modules;
+    expect(withGlobal.get("pair")?.replicaLabels).toEqual(["cluster_replica"]);
+    expect(withGlobal.get("alone")?.replicaLabels).toEqual(["replica", "prometheus_replica"]);
   });
 
   it("reads size caps globally and per source", async () => {

@@ -31,7 +31,18 @@ describe("Prober memory", () => {
     p.close();
   });
 
-  it("starts over after a reload (the modules changed)", async () => {
+  it("goes on counting across a reload that leaves the module as it was", async () => {
+    let modules = config("modules: {am: {kind: alertmanager}}\n");
+    const p = new Prober(() => modules, 500, pino({ level: "silent" }));
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const failures = { source: closed, endpoint: "status", reason: "connection" };
+    await probeText(p, closed, "am");
+    modules = config("modules: {am: {kind: alertmanager}, other: {kind: prometheus}}\n");
+    expect(valueIn(await probeText(p, closed, "am"), "promstatus_poll_failures_total", failures)).toBe(2);
+    p.close();
+  });
+
+  it("starts over after a reload that changed the module", async () => {
     let modules = config("modules: {am: {kind: alertmanager}}\n");
     const p = new Prober(() => modules, 500, pino({ level: "silent" }));
     const closed = `http://127.0.0.1:${await freePort()}`;

@@ -445,7 +445,7 @@ describe("SourceStore: replica groups", () => {
 
   it("compares probed members beside the group's sources, and lets a group of probed members go with them", async () => {
     const probedState = (name: string) => {
-      const config = member(name);
+      const config = { ...member(name), url: name };
       const outcome = status("alertmanager-split-1.json", config);
       if (!outcome.ok) throw new Error("fixture");
       return { config, endpoints: new Map([["status", applyOutcome(undefined, outcome)]]) } as SourceState;
@@ -462,6 +462,10 @@ describe("SourceStore: replica groups", () => {
     store.regroupProbed(["am-prod"]);
     text = textOf(store);
     expect(valueIn(text, "promstatus_group_sources", { group: "am-prod" })).toBe(1);
+    // A server that is a source of the group is not a probed member of it as well.
+    probed = [{ ...probedState("http://am-0:9093"), config: { ...am0, name: "http://am-0:9093", url: am0.url } }];
+    store.regroupProbed(["am-prod"]);
+    expect(valueIn(textOf(store), "promstatus_group_sources", { group: "am-prod" })).toBe(1);
     // A group of probed members only goes with its last member.
     store.apply([B]);
     probed = [probedState("http://am-1:9093")];
