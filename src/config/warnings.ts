@@ -26,6 +26,9 @@ export function configWarnings(raw: RawConfig): RawWarning[] {
   const groupSizes = new Map<string, number>();
   for (const { group } of raw.sources ?? [])
     if (group !== undefined) groupSizes.set(group, (groupSizes.get(group) ?? 0) + 1);
+  // A module of the group adds the members it probes: the source is not alone.
+  for (const m of Object.values(raw.modules ?? {}))
+    if (m.group !== undefined) groupSizes.set(m.group, (groupSizes.get(m.group) ?? 0) + 2);
   (raw.sources ?? []).forEach((s, i) => {
     cron(["sources", i], s.schedule);
     // Said at the source only where it sets its own timing; global's is said once, above.
