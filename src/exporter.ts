@@ -6,11 +6,11 @@ import type { Flags } from "./cli/flags.js";
 import { ConfigError } from "./config/config-error.js";
 import { loadConfig } from "./config/load.js";
 import { sameSource } from "./config/same-source.js";
-import type { ExporterConfig } from "./config/types.js";
+import { type ExporterConfig, endpointsOf } from "./config/types.js";
 import { createApp } from "./http/app.js";
 import { createServer, listen, tlsOptions } from "./http/server.js";
 import { loadWebConfig, NO_WEB_CONFIG, type WebConfig } from "./http/web-config.js";
-import { decodePool, probeDecodePool } from "./poll/decode-pool.js";
+import { decodedByWorker, decodePool, probeDecodePool } from "./poll/decode-pool.js";
 import { Prober } from "./probe/prober.js";
 import { groupTables } from "./publish/groups.js";
 import { createProbeMetrics } from "./publish/probe-metrics.js";
@@ -104,7 +104,8 @@ export class Exporter {
   static async start(loaded: LoadedConfig, flags: Flags, log: Logger): Promise<Exporter> {
     // Before the first poll starts a worker.
     for (const pool of [decodePool, probeDecodePool]) pool.memoryLimitBytes = flags.decoderMemoryLimitBytes;
-    if (loaded.config.sources.length > 0) decodePool.warm();
+    const { sources } = loaded.config;
+    if (sources.length > 0) decodePool.warm(sources.some((s) => endpointsOf(s).some(decodedByWorker)));
     const exporter = new Exporter(loaded, flags, log);
     await listen(exporter.server, flags.listen.port, flags.listen.host);
     log.info(

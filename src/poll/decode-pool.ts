@@ -20,6 +20,9 @@ const INLINE_LIMIT = 32 * 1024;
 // parses it).
 const NEVER_INLINE: ReadonlySet<Endpoint> = new Set(["status", "config"]);
 
+/** Whether an endpoint's answers are always decoded by a worker, however small (so one is started early). */
+export const decodedByWorker = (endpoint: Endpoint): boolean => NEVER_INLINE.has(endpoint);
+
 // A whole answer is read up to a quarter of the limit as JSON (80 MiB of 320: a 100k-target answer is
 // 76 MB). JSON.parse cannot be interrupted, so a heap exhausted inside it aborts the whole process, and
 // what it takes depends on the answer's shape (0.9 times the text for a realistic answer, 13 times for
@@ -152,11 +155,14 @@ export class DecodePool {
 
   /**
    * Starts the streaming thread now, so the first poll of a targets answer does not wait for it: a
-   * poll's timeout covers its decode, and a thread's start is a few hundred ms of it. Workers for whole
-   * answers start when one comes: most are decoded inline, and each thread holds ~27 MB of RSS idle.
+   * poll's timeout covers its decode, and a thread's start is a few hundred ms of it (over 1.5 s on a
+   * busy machine). A worker for whole answers too with `wholeAnswers` (the sources poll an endpoint
+   * decodedByWorker): else they start when one comes, as most are decoded inline and each thread holds
+   * ~27 MB of RSS idle.
    */
-  warm(): void {
+  warm(wholeAnswers = false): void {
     this.streams.warm();
+    if (wholeAnswers && this.slots.length === 0) this.spawn();
   }
 
   /** Answers in a stream, decoded by this pool's streaming thread. */
@@ -226,6 +232,8 @@ export class DecodePool {
       if (reply.kind === "ready") {
         slot.ready = true;
         this.dispatch();
+        // Started ahead of any answer (warm) and none came: it ends after a while like any idle worker.
+        if (slot.task === undefined) this.idleAfter(slot, 0);
         return;
       }
       if (reply.kind !== "result") return;

@@ -188,7 +188,10 @@ beforeAll(async () => {
   const source = (name: string, kind: string, url: string, extra = "") =>
     `  - {name: ${name}, kind: ${kind}, url: "${url}"${extra}}`;
   const config = [
-    "global: {interval: 1s, timeout: 2s}",
+    // A poll's timeout covers its decode, and so the start of a decoder thread on the first one: on a
+    // CI machine busy with other test files that took over 1.5 s (the timeout's 2 s failed a poll of
+    // every grouped source at start, a slow machine rather than an answer misread).
+    "global: {interval: 1s, timeout: 5s}",
     "sources:",
     source("vm", "prometheus", urls.vm),
     source("agent", "prometheus", urls.agent),

@@ -115,6 +115,20 @@ describe("DecodePool: worker lifetime", () => {
     expect(pool.started).toBe(1);
   });
 
+  it("starts a whole-answer worker ahead of any answer when asked to warm one, and the first answer takes it", async () => {
+    const streamsOnly = new DecodePool({ size: 1 });
+    streamsOnly.warm();
+    expect(streamsOnly.started).toBe(0);
+    const pool = new DecodePool({ size: 1 });
+    pool.warm(true);
+    expect(pool.started).toBe(1);
+    pool.warm(true); // already there: not another
+    expect(pool.started).toBe(1);
+    expect((await pool.decode(job(answer()))).ok).toBe(true);
+    expect(pool.offloaded).toBe(1);
+    expect(pool.started).toBe(1);
+  });
+
   it("ends a worker whose heap grew past the warm limit once idle, freeing it; the next poll starts another", async () => {
     const pool = new DecodePool({ size: 1, warmHeapLimitBytes: 1 });
     expect((await pool.decode(job(answer()))).ok).toBe(true);
