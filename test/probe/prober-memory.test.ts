@@ -16,41 +16,50 @@ async function probeText(p: Prober, target: string, module: string): Promise<str
   return answer.body.toString("utf8");
 }
 
+/**
+ * A prober whose modules are `yaml` until `reload` swaps them, and a target nothing listens on; `failures`
+ * reads a probe answer's connection failures of that target.
+ */
+async function closedTarget(yaml: string) {
+  let modules = config(yaml);
+  const prober = new Prober(() => modules, 500, pino({ level: "silent" }));
+  const target = `http://127.0.0.1:${await freePort()}`;
+  const labels = { source: target, endpoint: "status", reason: "connection" };
+  return {
+    prober,
+    reload: (next: string) => {
+      modules = config(next);
+    },
+    failures: async (module: string) =>
+      valueIn(await probeText(prober, target, module), "promstatus_poll_failures_total", labels),
+  };
+}
+
 describe("Prober memory", () => {
   it("counts a target's failures across its probes, per module", async () => {
-    const modules = config("modules: {am: {kind: alertmanager}}\n");
-    const p = new Prober(() => modules, 500, pino({ level: "silent" }));
-    const closed = `http://127.0.0.1:${await freePort()}`;
-    const failures = { source: closed, endpoint: "status", reason: "connection" };
+    const { prober, failures } = await closedTarget("modules: {am: {kind: alertmanager}}\n");
     const seen: number[] = [];
-    for (let i = 0; i < 3; i++)
-      seen.push(valueIn(await probeText(p, closed, "am"), "promstatus_poll_failures_total", failures));
+    for (let i = 0; i < 3; i++) seen.push(await failures("am"));
     expect(seen).toEqual([1, 2, 3]);
     // Another module is another count; the built-in one starts from its own first probe.
-    expect(valueIn(await probeText(p, closed, "alertmanager"), "promstatus_poll_failures_total", failures)).toBe(1);
-    p.close();
+    expect(await failures("alertmanager")).toBe(1);
+    prober.close();
   });
 
   it("goes on counting across a reload that leaves the module as it was", async () => {
-    let modules = config("modules: {am: {kind: alertmanager}}\n");
-    const p = new Prober(() => modules, 500, pino({ level: "silent" }));
-    const closed = `http://127.0.0.1:${await freePort()}`;
-    const failures = { source: closed, endpoint: "status", reason: "connection" };
-    await probeText(p, closed, "am");
-    modules = config("modules: {am: {kind: alertmanager}, other: {kind: prometheus}}\n");
-    expect(valueIn(await probeText(p, closed, "am"), "promstatus_poll_failures_total", failures)).toBe(2);
-    p.close();
+    const { prober, reload, failures } = await closedTarget("modules: {am: {kind: alertmanager}}\n");
+    await failures("am");
+    reload("modules: {am: {kind: alertmanager}, other: {kind: prometheus}}\n");
+    expect(await failures("am")).toBe(2);
+    prober.close();
   });
 
   it("starts over after a reload that changed the module", async () => {
-    let modules = config("modules: {am: {kind: alertmanager}}\n");
-    const p = new Prober(() => modules, 500, pino({ level: "silent" }));
-    const closed = `http://127.0.0.1:${await freePort()}`;
-    const failures = { source: closed, endpoint: "status", reason: "connection" };
-    await probeText(p, closed, "am");
-    expect(valueIn(await probeText(p, closed, "am"), "promstatus_poll_failures_total", failures)).toBe(2);
-    modules = config("modules: {am: {kind: alertmanager, timeout: 3s}}\n");
-    expect(valueIn(await probeText(p, closed, "am"), "promstatus_poll_failures_total", failures)).toBe(1);
-    p.close();
+    const { prober, reload, failures } = await closedTarget("modules: {am: {kind: alertmanager}}\n");
+    await failures("am");
+    expect(await failures("am")).toBe(2);
+    reload("modules: {am: {kind: alertmanager, timeout: 3s}}\n");
+    expect(await failures("am")).toBe(1);
+    prober.close();
   });
 });
