@@ -1,3 +1,4 @@
+import type { LinesArena } from "../lib/lines-arena.js";
 import type { Labels } from "./samples.js";
 import { stableOrder } from "./series-order.js";
 
@@ -9,6 +10,10 @@ export interface TargetSeries {
   pairsLength(i: number): number;
   /** Writes series i's rendered labels at `offset`; the bytes written. */
   writePairs(out: Buffer, offset: number, i: number): number;
+  /** The line writer's memory the rendered labels are kept in, if they are (lib/lines-arena.ts). */
+  readonly linesArena?: LinesArena | undefined;
+  /** Where series i's rendered labels start in `linesArena`. */
+  pairsStartOf?(i: number): number;
 }
 
 /** Node's own writers behind Buffer#write, without its per-call argument handling (a million calls). */

@@ -1,4 +1,5 @@
 import { HashIndex } from "../lib/hash-index.js";
+import { BufferArena, type ByteArena, LinesArena } from "../lib/lines-arena.js";
 import type { TargetRead } from "../upstream/targets/target-read.js";
 import { identityHash } from "./identity-hash.js";
 import { labelPairs, wellFormed } from "./label-pairs.js";
@@ -22,6 +23,8 @@ import { lastScrapeSeconds, lastScrapeSecondsOfBytes } from "./time.js";
 
 const VALUES = SERIES_VALUES.length;
 const QUOTE = 0x22;
+/** Rendered labels from which on they are kept in the line writer's memory (a smaller family is written whole). */
+const LINES_ARENA_MIN_BYTES = 64 * 1024;
 /** A rendered label whose value is the target's pool. */
 const POOL = -2;
 
@@ -33,28 +36,6 @@ interface Layout {
 }
 /** Between the spans of an identity: a quote never stands raw inside a JSON string. */
 const SEPARATOR = 0x22;
-
-/** Bytes appended one block after another. */
-class Arena {
-  bytes: Buffer;
-  used = 0;
-
-  constructor(size = 4096) {
-    this.bytes = Buffer.allocUnsafe(Math.max(size, 4096));
-  }
-
-  /** Room for `n` more bytes; the offset they go at. */
-  reserve(n: number): number {
-    if (this.used + n > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + n));
-      this.bytes.copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    const at = this.used;
-    this.used += n;
-    return at;
-  }
-}
 
 function grownInt32(a: Int32Array, size: number): Int32Array {
   const b = new Int32Array(size);
@@ -104,7 +85,7 @@ const same = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isN
 /** The per-target series of one source's answers, poll after poll. */
 export class TargetTable implements TargetSeries {
   // Identities: bytes in idArena, chained by hash; each names its series.
-  private readonly idArena = new Arena();
+  private readonly idArena = new BufferArena();
   private idStart: Int32Array = new Int32Array(1024);
   private idLength: Int32Array = new Int32Array(1024);
   private idHash: Int32Array = new Int32Array(1024);
@@ -113,7 +94,9 @@ export class TargetTable implements TargetSeries {
   private readonly idIndex = new HashIndex((id) => this.idHash[id] as number);
 
   // Series: rendered labels in pairsArena, chained by their hash; their pool (as written) and values.
-  private pairsArena = new Arena();
+  // Once large, in the line writer's memory where WebAssembly runs, so that it writes the families' lines
+  // from them (the exposition's per-target families); small ones stay in a Buffer (no instance made).
+  private pairsArena: ByteArena = new BufferArena();
   private pairsStart: Int32Array = new Int32Array(1024);
   private pairsLengths: Int32Array = new Int32Array(1024);
   private pairsHash: Uint32Array = new Uint32Array(1024);
@@ -208,8 +191,12 @@ export class TargetTable implements TargetSeries {
    * to a new place for each line (as the upstream listed the targets when they were first met).
    */
   private layOut(order: Uint32Array): void {
-    const from = this.pairsArena.bytes;
-    const arena = new Arena(this.pairsArena.used);
+    // The blocks as they are, copied out, then written back in order over them (the arena keeps its memory).
+    const from = Buffer.from(this.pairsArena.bytes.subarray(0, this.pairsArena.used));
+    if (from.length >= LINES_ARENA_MIN_BYTES && !(this.pairsArena instanceof LinesArena))
+      this.pairsArena = LinesArena.create() ?? this.pairsArena;
+    const arena = this.pairsArena;
+    arena.clear();
     const move = (s: number) => {
       const length = this.pairsLengths[s] as number;
       const at = arena.reserve(length);
@@ -218,7 +205,6 @@ export class TargetTable implements TargetSeries {
     };
     for (let k = 0; k < order.length; k++) move(order[k] as number);
     for (let s = 0; s < this.series; s++) if (this.seenIn[s] !== this.poll) move(s);
-    this.pairsArena = arena;
   }
 
   /**
@@ -247,7 +233,7 @@ export class TargetTable implements TargetSeries {
     const perSeries = 4 * 5 + 1 + 8 + VALUES * 8; // five 32-bit arrays, a flag, a pool, the values
     return (
       this.idArena.bytes.length +
-      this.pairsArena.bytes.length +
+      this.pairsArena.held +
       this.idStart.length * perId +
       this.pairsStart.length * perSeries +
       this.met.byteLength +
@@ -268,6 +254,14 @@ export class TargetTable implements TargetSeries {
   writePairs(out: Buffer, offset: number, i: number): number {
     const start = this.pairsStart[i] as number;
     return this.pairsArena.bytes.copy(out, offset, start, start + (this.pairsLengths[i] as number));
+  }
+
+  get linesArena(): LinesArena | undefined {
+    return this.pairsArena instanceof LinesArena ? this.pairsArena : undefined;
+  }
+
+  pairsStartOf(i: number): number {
+    return this.pairsStart[i] as number;
   }
 
   // --- identities ---

@@ -1,5 +1,6 @@
 import type { TargetSeries } from "../convert/series-columns.js";
 import { PER_TARGET_FAMILIES, type TargetsSummary } from "../convert/targets.js";
+import type { FamilyBlocks } from "../lib/lines-arena.js";
 import { type RenderedFamilies, renderSampleSet } from "./text-format.js";
 import { MAX_VALUE_BYTES, writeValue } from "./value-bytes.js";
 
@@ -25,7 +26,8 @@ export function renderTargets(summary: TargetsSummary, prefix: string): { famili
 /**
  * A family's lines written piece by piece (whole lines, at most `pieceBytes` each unless one line is
  * longer), each handed over as it is written and written over by the next (used before asking for it);
- * undefined to have them written whole instead.
+ * undefined to have them written whole instead. `bytes`: the family's plain bytes, or fewer (a bound
+ * from below where the lines are not written yet).
  */
 export type KeepPieces<L> = (pieces: Iterable<Uint8Array>, name: string, bytes: number) => L | undefined;
 
@@ -51,6 +53,8 @@ export function renderTargetsKept<L>(
     .sort((a, b) => (first[a] as number) - (first[b] as number) || a - b);
   const families: [string, L][] = [];
   let samples = 0;
+  const arena = keepPieces && series.linesArena;
+  const blocks = arena ? seriesBlocks(series, order) : undefined;
   for (const v of written) {
     const name = PER_TARGET_FAMILIES[v] as string;
     const again = summary.sameAsLast?.(v) ? kept?.(name, v) : undefined;
@@ -59,13 +63,59 @@ export function renderTargetsKept<L>(
       families.push([name, again]);
       continue;
     }
-    const family = new FamilyWriter(series, order, v, `${name}{${prefix}${prefix ? "," : ""}`);
+    const start = `${name}{${prefix}${prefix ? "," : ""}`;
+    if (arena && blocks && keepPieces) {
+      // Written by the line writer in WebAssembly from the blocks in its memory, as the JavaScript writer
+      // below would write them (test/exposition/family-lines.test.ts).
+      const family = familyBlocks(blocks, series, order, v, Buffer.from(start, "utf8"));
+      const inPieces = keepPieces(arena.pieces(family, pieceBytes, writeValue), name, family.atLeast);
+      if (inPieces !== undefined) {
+        samples += family.samples;
+        families.push([name, inPieces]);
+        continue;
+      }
+    }
+    const family = new FamilyWriter(series, order, v, start);
     samples += family.samples;
     const inPieces = keepPieces?.(family.pieces(pieceBytes), name, family.bytes);
     families.push([name, inPieces !== undefined ? inPieces : keep(family.whole(), name)]);
   }
   for (const [name, lines] of renderSampleSet(summary.pools, prefix)) families.push([name, keep(lines, name)]);
   return { families, series: samples + summary.pools.size };
+}
+
+/** Where the series' rendered labels are in the line writer's memory, in the order they are written. */
+function seriesBlocks(series: TargetSeries, order: Uint32Array): { offsets: Int32Array; lengths: Int32Array } {
+  const offsets = new Int32Array(order.length);
+  const lengths = new Int32Array(order.length);
+  const startOf = series.pairsStartOf?.bind(series) ?? (() => 0);
+  for (let k = 0; k < order.length; k++) {
+    const s = order[k] as number;
+    offsets[k] = startOf(s);
+    lengths[k] = series.pairsLength(s);
+  }
+  return { offsets, lengths };
+}
+
+/** Family v's blocks and values for the line writer, its samples, and the least its lines take. */
+function familyBlocks(
+  blocks: { offsets: Int32Array; lengths: Int32Array },
+  series: TargetSeries,
+  order: Uint32Array,
+  v: number,
+  start: Uint8Array,
+): FamilyBlocks & { samples: number; atLeast: number } {
+  const values = new Float64Array(order.length);
+  let samples = 0;
+  let atLeast = 0;
+  for (let k = 0; k < order.length; k++) {
+    const value = series.value(v, order[k] as number);
+    values[k] = value;
+    if (Number.isNaN(value)) continue;
+    samples++;
+    atLeast += start.length + (blocks.lengths[k] as number) + 4; // "} ", a value's one byte at least, newline
+  }
+  return { start, ...blocks, values, samples, atLeast };
 }
 
 function samplesOf(series: TargetSeries, order: Uint32Array, v: number): number {

@@ -2,14 +2,18 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { compileTargetsScan, moduleSource } from "../../scripts/build-wasm.mjs";
+import { compileModule, MODULES, moduleSource } from "../../scripts/build-wasm.mjs";
 import { WasmTargetReader } from "../../src/upstream/wasm/wasm-target-reader.js";
 
 describe("the targets reader's WebAssembly module", () => {
-  it("is what assembly/targets-scan.ts compiles to (node scripts/build-wasm.mjs writes it)", async () => {
-    const committed = readFileSync(new URL("../../src/upstream/wasm/targets-scan-module.ts", import.meta.url), "utf8");
-    expect(committed).toBe(moduleSource(await compileTargetsScan()));
-  }, 60_000);
+  it.each(MODULES.map((m) => [m.source, m] as const))(
+    "%s: the committed module is what it compiles to (node scripts/build-wasm.mjs writes it)",
+    async (_, module) => {
+      const committed = readFileSync(new URL(`../../${module.target}`, import.meta.url), "utf8");
+      expect(committed).toBe(moduleSource(module, await compileModule(module)));
+    },
+    60_000,
+  );
 
   it("leaves every target to the scanner where WebAssembly is not there (node --jitless), with the same result", () => {
     const scanner = fileURLToPath(new URL("../../src/upstream/targets/answer-reader.ts", import.meta.url));

@@ -1,0 +1,251 @@
+import { FAMILY_LINES_MODULE } from "./family-lines-module.js";
+
+// Bytes appended one block after another (a target table's rendered labels), and, where WebAssembly
+// runs, kept in the memory of the line writer (assembly/family-lines.ts), which writes a family's lines
+// from them at memory-copy speed: `start`, a block, `} `, a value and a newline per line, about four
+// times as fast as the same loop in JavaScript. Without WebAssembly (node --jitless) the blocks are in a
+// Buffer and the caller writes its lines itself.
+//
+// The memory's layout is the module's (the numbers below are those of assembly/family-lines.ts).
+
+/** Where the caller's memory starts: below is the module's own. */
+const BASE = 1024;
+const NEXT = 0;
+const STOPPED = 4;
+const ROOM = 1;
+const VALUE = 2;
+const PAGE = 65536;
+
+interface Exports {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  lines(
+    start: number,
+    startLength: number,
+    offsets: number,
+    lengths: number,
+    values: number,
+    from: number,
+    to: number,
+    out: number,
+    room: number,
+  ): number;
+}
+
+// What is used of the global WebAssembly (its types are in TypeScript's DOM library, not Node's types).
+type WasmModule = { readonly kind: "WebAssembly.Module" };
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: object) => { exports: unknown };
+};
+
+let compiled: WasmModule | null | undefined;
+
+/** The module, compiled once per thread; null where WebAssembly is not available. */
+function familyLinesModule(): WasmModule | null {
+  if (compiled === undefined) {
+    try {
+      compiled = new WebAssembly.Module(Buffer.from(FAMILY_LINES_MODULE, "base64"));
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+/** Writes a value's text at `at` (room for the longest there); where the next byte goes. */
+export type ValueWriter = (out: Uint8Array, at: number, value: number) => number;
+
+/** The lines of one family: series k's block at `offsets[k]` (`lengths[k]` bytes), its value `values[k]`, NaN for none. */
+export interface FamilyBlocks {
+  start: Uint8Array;
+  offsets: Int32Array;
+  lengths: Int32Array;
+  values: Float64Array;
+}
+
+/** Bytes appended one block after another; `bytes` holds them from 0 to `used`. */
+export interface ByteArena {
+  readonly bytes: Buffer;
+  readonly used: number;
+  /** Room for `n` more bytes; the offset they go at. */
+  reserve(n: number): number;
+  /** Forgets every block (the memory stays, to be written over). */
+  clear(): void;
+  /** Bytes of memory it holds (what was ever written of it). */
+  readonly held: number;
+}
+
+/** An arena in a Buffer of its own, grown by copying into one twice the size. */
+export class BufferArena implements ByteArena {
+  bytes: Buffer;
+  used = 0;
+
+  constructor(size = 4096) {
+    this.bytes = Buffer.allocUnsafe(Math.max(size, 4096));
+  }
+
+  reserve(n: number): number {
+    if (this.used + n > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + n));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    const at = this.used;
+    this.used += n;
+    return at;
+  }
+
+  clear(): void {
+    this.used = 0;
+  }
+
+  get held(): number {
+    return this.bytes.length;
+  }
+}
+
+/**
+ * An arena in the line writer's memory, grown in place (a grown WebAssembly memory keeps its bytes;
+ * only the views of it are made again). One instance, so one memory, per arena: it is never given back
+ * smaller, which is the arena's own rule too.
+ */
+export class LinesArena implements ByteArena {
+  used = 0;
+  /** The most of the caller's part ever written (blocks, and what writing lines needs after them). */
+  held = 0;
+  private view: Buffer;
+
+  private constructor(private readonly exports: Exports) {
+    this.view = this.makeView();
+  }
+
+  /** An arena in the line writer's memory, or undefined where WebAssembly does not run (or has no memory left). */
+  static create(): LinesArena | undefined {
+    const module = familyLinesModule();
+    if (!module) return undefined;
+    try {
+      return new LinesArena(new WebAssembly.Instance(module, {}).exports as Exports);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private makeView(): Buffer {
+    const memory = this.exports.memory.buffer;
+    return Buffer.from(memory, BASE, memory.byteLength - BASE);
+  }
+
+  get bytes(): Buffer {
+    // A grown memory detached the views of it: the arena's is made again.
+    if (this.view.buffer !== this.exports.memory.buffer) this.view = this.makeView();
+    return this.view;
+  }
+
+  /** Grows the memory so that the caller's part holds at least `bytes`. */
+  private ensure(bytes: number): void {
+    const have = this.exports.memory.buffer.byteLength - BASE;
+    if (bytes <= have) return;
+    const want = Math.max(bytes, have * 2);
+    this.exports.memory.grow(Math.ceil((want - have) / PAGE));
+  }
+
+  reserve(n: number): number {
+    this.ensure(this.used + n);
+    const at = this.used;
+    this.used += n;
+    this.held = Math.max(this.held, this.used);
+    return at;
+  }
+
+  clear(): void {
+    this.used = 0;
+  }
+
+  /**
+   * A family's lines in pieces of whole lines, at most `pieceBytes` each unless one line is longer (then
+   * a piece of its own). Each piece is a view of the arena's memory, written over by the next: it is the
+   * consumer's only until it asks for the next one. Lines whose value needs JavaScript's formatting, and
+   * lines longer than a piece, are written by `writeValue` and JavaScript.
+   */
+  *pieces(family: FamilyBlocks, pieceBytes: number, writeValue: ValueWriter): Generator<Uint8Array> {
+    const { start, offsets, lengths, values } = family;
+    const n = values.length;
+    // After the blocks: the start, then offsets and lengths (i32), values (f64) and the output.
+    const startAt = BASE + align(this.used, 8);
+    const offsetsAt = startAt + align(start.length, 8);
+    const lengthsAt = offsetsAt + 4 * n;
+    const valuesAt = align(lengthsAt + 4 * n, 8);
+    const outAt = valuesAt + 8 * n;
+    this.ensure(outAt + pieceBytes - BASE);
+    this.held = Math.max(this.held, outAt + pieceBytes - BASE);
+    const memory = this.exports.memory.buffer;
+    const bytes = new Uint8Array(memory);
+    bytes.set(start, startAt);
+    const offsetsIn = new Int32Array(memory, offsetsAt, n);
+    for (let k = 0; k < n; k++) offsetsIn[k] = BASE + (offsets[k] as number);
+    new Int32Array(memory, lengthsAt, n).set(lengths);
+    new Float64Array(memory, valuesAt, n).set(values);
+    const results = new Int32Array(memory, 0, 2);
+
+    let offset = 0;
+    let k = 0;
+    while (k < n) {
+      offset += this.exports.lines(
+        startAt,
+        start.length,
+        offsetsAt,
+        lengthsAt,
+        valuesAt,
+        k,
+        n,
+        outAt + offset,
+        pieceBytes - offset,
+      );
+      k = results[NEXT / 4] as number;
+      const stopped = results[STOPPED / 4] as number;
+      if (stopped !== ROOM && stopped !== VALUE) break;
+      if (stopped === ROOM && offset > 0) {
+        yield Buffer.from(memory, outAt, offset);
+        offset = 0;
+        continue;
+      }
+      // Line k in JavaScript: its value needs JavaScript's formatting, or it is longer than a piece.
+      const line = this.line(family, k, writeValue);
+      k++;
+      if (offset + line.length > pieceBytes) {
+        if (offset > 0) yield Buffer.from(memory, outAt, offset);
+        offset = 0;
+        if (line.length > pieceBytes) {
+          yield line;
+          continue;
+        }
+      }
+      bytes.set(line, outAt + offset);
+      offset += line.length;
+    }
+    if (offset > 0) yield Buffer.from(memory, outAt, offset);
+  }
+
+  /** Line k of a family, written in JavaScript into memory of its own. */
+  private line(family: FamilyBlocks, k: number, writeValue: ValueWriter): Buffer {
+    const { start, offsets, lengths, values } = family;
+    const block = offsets[k] as number;
+    const length = lengths[k] as number;
+    const out = Buffer.allocUnsafe(start.length + length + 3 + MAX_TEXT_BYTES);
+    out.set(start, 0);
+    let at = start.length + this.bytes.copy(out, start.length, block, block + length);
+    out[at++] = 0x7d; // }
+    out[at++] = 0x20; // space
+    at = writeValue(out, at, values[k] as number);
+    out[at++] = 0x0a;
+    return out.subarray(0, at);
+  }
+}
+
+/** Room left for a value's text in a line written in JavaScript (more than the longest, value-bytes.ts). */
+const MAX_TEXT_BYTES = 32;
+
+const align = (n: number, to: number) => Math.ceil(n / to) * to;
+
+/** An arena in the line writer's memory where WebAssembly runs, else in a Buffer. */
+export const newArena = (): ByteArena => LinesArena.create() ?? new BufferArena();
