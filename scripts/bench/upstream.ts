@@ -19,7 +19,13 @@ import { TargetsRounds, tsdbAnswer } from "./generate.js";
 
 // Every thread at the lowest priority (Linux's nice is per thread; later threads take their creator's):
 // where the upstream's work meets the exporter's on a core, the exporter's goes first.
-for (const tid of readdirSync("/proc/self/task")) setPriority(Number(tid), 19);
+for (const tid of readdirSync("/proc/self/task")) {
+  try {
+    setPriority(Number(tid), 19);
+  } catch {
+    // a thread that ended since it was listed (ESRCH): nothing to lower
+  }
+}
 const { values } = parseArgs({ options: { targets: { type: "string" }, limit: { type: "string" } } });
 const targets = new TargetsRounds(Number(values.targets));
 const tsdb = Buffer.from(tsdbAnswer(Number(values.limit)));
