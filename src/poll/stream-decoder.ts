@@ -60,7 +60,11 @@ function dropGroup(state: Open): Uint8Array[] {
 
 const timedOut = (timeoutMs: number): StreamEnd => ({
   gaveUp: false,
-  result: { ok: false, reason: "timeout", message: `no complete answer within the timeout (${timeoutMs} ms)` },
+  result: {
+    ok: false,
+    reason: "timeout",
+    message: `the answer was not decoded within the time left of the timeout (${timeoutMs} ms)`,
+  },
 });
 
 /**

@@ -20,6 +20,22 @@ async function decodeOn(decoder: StreamDecoder, text: Buffer, opened = options) 
 }
 
 describe("StreamDecoder", () => {
+  it("fails timeout when the result is not there within the time left, and says it is the time left", async () => {
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    const stream = decoder.openStream("targets", options);
+    await stream.write(Buffer.from(targetsAnswer(20000)));
+    // The thread still reads and renders 20000 targets: its result cannot come within 1 ms.
+    const end = await stream.end(1);
+    expect(end).toEqual({
+      gaveUp: false,
+      result: {
+        ok: false,
+        reason: "timeout",
+        message: "the answer was not decoded within the time left of the timeout (1 ms)",
+      },
+    });
+  });
+
   it("ends a thread whose heap grew past the warm limit soon after its answers, and keeps a small one warm", async () => {
     // No per-target series: the threads keep nothing of the source for its next answer.
     const text = Buffer.from(targetsAnswer(2000));
