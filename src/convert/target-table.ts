@@ -191,11 +191,12 @@ export class TargetTable implements TargetSeries {
    * to a new place for each line (as the upstream listed the targets when they were first met).
    */
   private layOut(order: Uint32Array): void {
-    // The blocks as they are, copied out, then written back in order over them (the arena keeps its memory).
-    const from = Buffer.from(this.pairsArena.bytes.subarray(0, this.pairsArena.used));
-    if (from.length >= LINES_ARENA_MIN_BYTES && !(this.pairsArena instanceof LinesArena))
-      this.pairsArena = LinesArena.create() ?? this.pairsArena;
+    const old = this.pairsArena;
+    if (old.used >= LINES_ARENA_MIN_BYTES && !(old instanceof LinesArena)) this.pairsArena = LinesArena.create() ?? old;
     const arena = this.pairsArena;
+    // Into a new arena, the blocks are moved from the old one's memory, which nothing writes over; in the
+    // same arena, from a copy, written back in order over them (the arena keeps its memory).
+    const from = arena === old ? Buffer.from(old.bytes.subarray(0, old.used)) : old.bytes;
     arena.clear();
     const move = (s: number) => {
       const length = this.pairsLengths[s] as number;
@@ -283,7 +284,9 @@ export class TargetTable implements TargetSeries {
       const id = index.entry(at);
       if (this.idHash[id] === h && this.isIdentity(id, read)) return this.idSeries[id] as number;
     }
-    return this.idSeries[this.newIdentity(read, h)] as number;
+    // Made first: a new identity may grow idSeries, and `this.idSeries[...]` would read the old array.
+    const id = this.newIdentity(read, h);
+    return this.idSeries[id] as number;
   }
 
   /**

@@ -184,6 +184,24 @@ describe("a source's series kept between answers", () => {
     );
   });
 
+  it("gives what the reference path gives for more targets with escaped or non-ASCII labels than its first arrays hold", async () => {
+    // Such targets are known by identities of their own (not their rendered labels); the arrays of those
+    // start at 1024 and grow. The 1025th once took the series of an array already replaced: undefined,
+    // and /metrics lines with their labels out of place.
+    const opts = options();
+    const thread = decoderThread();
+    const spelled = (i: number) => (i % 2 === 0 ? `\u00e9-${i}` : `é-${i}`);
+    for (const count of [1025, 1100, 2500]) {
+      const text = answer(
+        Array.from({ length: count }, (_, i) => ({
+          t: { pool: "p", job: "j", instance: spelled(i), namespace: undefined },
+          m: { health: "up", lastScrape: "2026-11-21T05:00:00Z", duration: 0.25, interval: "15s" },
+        })),
+      );
+      expect(await thread.decode(text, opts)).toEqual(reference(text, opts));
+    }
+  });
+
   it("gives a family whose values did not move as packed last time, without writing it again", async () => {
     const rounds = new TargetsRounds(2000);
     const opts = options([{ from: "namespace", to: "namespace" }]);
