@@ -15,6 +15,8 @@ const STOPPED = 4;
 const ROOM = 1;
 const VALUE = 2;
 const PAGE = 65536;
+/** A 32-bit WebAssembly memory's most: 65536 pages. */
+const MAX_MEMORY = 65536 * PAGE;
 
 interface Exports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
@@ -144,7 +146,10 @@ export class LinesArena implements ByteArena {
   private ensure(bytes: number): void {
     const have = this.bytes.length;
     if (bytes <= have) return;
-    const want = Math.max(bytes, have * 2);
+    if (bytes > MAX_MEMORY - BASE) throw new RangeError("more than the line writer's memory can hold (4 GiB)");
+    // Doubled, but never past what a 32-bit memory can hold: past 2 GiB, doubling alone would fail a
+    // grow that fits.
+    const want = Math.min(Math.max(bytes, have * 2), MAX_MEMORY - BASE);
     this.exports.memory.grow(Math.ceil((want - have) / PAGE));
     this.bytes = this.makeView();
   }
