@@ -1,4 +1,5 @@
 import { FAMILY_LINES_MODULE } from "./family-lines-module.js";
+import { compiledOnce, instantiate } from "./wasm-module.js";
 
 // Bytes appended one block after another (a target table's rendered labels), and, where WebAssembly
 // runs, kept in the memory of the line writer (assembly/family-lines.ts), which writes a family's lines
@@ -35,26 +36,8 @@ interface Exports {
   ): number;
 }
 
-// What is used of the global WebAssembly (its types are in TypeScript's DOM library, not Node's types).
-type WasmModule = { readonly kind: "WebAssembly.Module" };
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: object) => { exports: unknown };
-};
-
-let compiled: WasmModule | null | undefined;
-
 /** The module, compiled once per thread; null where WebAssembly is not available. */
-function familyLinesModule(): WasmModule | null {
-  if (compiled === undefined) {
-    try {
-      compiled = new WebAssembly.Module(Buffer.from(FAMILY_LINES_MODULE, "base64"));
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
+const familyLinesModule = compiledOnce(FAMILY_LINES_MODULE);
 
 /** Writes a value's text at `at` (room for the longest there); where the next byte goes. */
 export type ValueWriter = (out: Uint8Array, at: number, value: number) => number;
@@ -133,7 +116,7 @@ export class LinesArena implements ByteArena {
     const module = familyLinesModule();
     if (!module) return undefined;
     try {
-      return new LinesArena(new WebAssembly.Instance(module, {}).exports as Exports);
+      return new LinesArena(instantiate<Exports>(module));
     } catch {
       return undefined;
     }

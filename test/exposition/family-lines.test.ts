@@ -12,6 +12,7 @@ import { renderTargets, renderTargetsKept } from "../../src/exposition/target-li
 import { LinesArena } from "../../src/lib/lines-arena.js";
 import type { DecoderMemory } from "../../src/poll/decode-types.js";
 import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
+import { decodeOptions } from "../helpers/decode-options.js";
 
 // The per-target families' lines are written by a WebAssembly line writer (assembly/family-lines.ts)
 // from rendered labels kept in its memory (src/lib/lines-arena.ts), and by JavaScript where it is not
@@ -168,14 +169,7 @@ describe("a source's table of series", () => {
   it("keeps a large answer's rendered labels in the line writer's memory, a small one's in a Buffer", () => {
     const kept = new Map<string, unknown>();
     const memory: DecoderMemory = { take: (key) => kept.get(key), keep: (key, table) => kept.set(key, table) };
-    const options = {
-      replicaFacts: false,
-      perTarget: true,
-      limit: undefined,
-      targetLabels: [],
-      labelPrefix: 'source="s"',
-      maxBytes: 2 ** 28,
-    };
+    const options = decodeOptions();
     const tableOf = (targets: number) => {
       kept.clear();
       const decoder = new TargetsDecoder(options, memory);

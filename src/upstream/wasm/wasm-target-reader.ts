@@ -1,3 +1,4 @@
+import { compiledOnce, instantiate } from "../../lib/wasm-module.js";
 import { TARGETS_SCAN_MODULE } from "./targets-scan-module.js";
 
 // The WebAssembly half of the targets reader (assembly/targets-scan.ts): it reads an active target in
@@ -40,26 +41,8 @@ interface Exports {
   target(p: number, n: number): number;
 }
 
-// What is used of the global WebAssembly (its types are in TypeScript's DOM library, not Node's types).
-type WasmModule = { readonly kind: "WebAssembly.Module" };
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: object) => { exports: unknown };
-};
-
-let compiled: WasmModule | null | undefined;
-
 /** The module, compiled once per thread; null where WebAssembly (or its SIMD) is not available. */
-function targetsScanModule(): WasmModule | null {
-  if (compiled === undefined) {
-    try {
-      compiled = new WebAssembly.Module(Buffer.from(TARGETS_SCAN_MODULE, "base64"));
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
+const targetsScanModule = compiledOnce(TARGETS_SCAN_MODULE);
 
 /**
  * Instances by the keys they read, one per thread for each set: a reader uses its instance only inside
@@ -125,7 +108,7 @@ export class WasmTargetReader {
     const module = targetsScanModule();
     // 16 bytes past a piece's end are read at once, a zero byte ending every loop before them.
     if (!module || windowBytes + 16 > MEMORY_AFTER_WINDOW || labelKeys.length > MAX_LABEL_KEYS) return undefined;
-    const exports = new WebAssembly.Instance(module, {}).exports as Exports;
+    const exports = instantiate<Exports>(module);
     const bytes = new Uint8Array(exports.memory.buffer);
     const view = new DataView(exports.memory.buffer);
     let at = KEY_BYTES;
