@@ -53,8 +53,10 @@ export function renderTargetsKept<L>(
     .sort((a, b) => (first[a] as number) - (first[b] as number) || a - b);
   const families: [string, L][] = [];
   let samples = 0;
-  const arena = keepPieces && series.linesArena;
-  const blocks = arena ? seriesBlocks(series, order) : undefined;
+  const arena = keepPieces ? series.linesArena : undefined;
+  // Where the series' labels are, in order: gathered once, when the first family is written (none is
+  // when every family is the same as last poll's).
+  let blocks: { offsets: Int32Array; lengths: Int32Array } | undefined;
   for (const v of written) {
     const name = PER_TARGET_FAMILIES[v] as string;
     const again = summary.sameAsLast?.(v) ? kept?.(name, v) : undefined;
@@ -64,9 +66,10 @@ export function renderTargetsKept<L>(
       continue;
     }
     const start = `${name}{${prefix}${prefix ? "," : ""}`;
-    if (arena && blocks && keepPieces) {
+    if (arena && keepPieces) {
       // Written by the line writer in WebAssembly from the blocks in its memory, as the JavaScript writer
       // below would write them (test/exposition/family-lines.test.ts).
+      blocks ??= seriesBlocks(series, order);
       const family = familyBlocks(blocks, series, order, v, Buffer.from(start, "utf8"));
       const inPieces = keepPieces(arena.pieces(family, pieceBytes, writeValue), name, family.atLeast);
       if (inPieces !== undefined) {
