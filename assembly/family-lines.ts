@@ -83,8 +83,26 @@ function valueText(value: f64): i32 {
   return <i32>(writeScaled(p, <u64>m, scale) - TEXT);
 }
 
+/** Longest copy made 8 bytes at a time; longer ones are memory.copy's. */
+const SHORT_COPY: usize = 256;
+
 /**
- * Writes the lines of series [from, to) into [out, out + room): series k's labels are `lengths[k]` bytes
+ * Copies n bytes from src to dst (not overlapping). A short copy goes 8 bytes at a time and may read
+ * and write up to 7 bytes past the n: what it writes past is written over by what follows, and the
+ * caller keeps 8 bytes of room after the output. memory.copy costs a call into the engine (~20 ns),
+ * three per line, which made it most of a line's cost.
+ */
+function copy(dst: usize, src: usize, n: usize): void {
+  if (n > SHORT_COPY) {
+    memory.copy(dst, src, n);
+    return;
+  }
+  for (let i: usize = 0; i < n; i += 8) store<u64>(dst + i, load<u64>(src + i));
+}
+
+/**
+ * Writes the lines of series [from, to) into [out, out + room) (and may write over the 8 bytes after:
+ * copy), series k's labels are `lengths[k]` bytes
  * at `offsets[k]` (i32 each), its value `values[k]` (f64). Returns the bytes written; NEXT says the
  * series to go on with, STOPPED why it stopped there.
  */
@@ -117,14 +135,14 @@ export function lines(
       why = ROOM;
       break;
     }
-    memory.copy(at, start, startLength);
+    copy(at, start, <usize>startLength);
     at += startLength;
-    memory.copy(at, <usize>load<i32>(offsets + ((<usize>k) << 2)), length);
+    copy(at, <usize>load<i32>(offsets + ((<usize>k) << 2)), <usize>length);
     at += length;
     store<u8>(at, 0x7d); // }
     store<u8>(at + 1, 0x20); // space
     at += 2;
-    memory.copy(at, TEXT, text);
+    copy(at, TEXT, <usize>text);
     at += text;
     store<u8>(at++, 0x0a);
   }

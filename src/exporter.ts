@@ -83,6 +83,7 @@ export class Exporter {
       enableLifecycle: flags.enableLifecycle,
       processMetrics,
       sourcesExposition: () => this.store.exposition(),
+      writeAgain: decodePool.writeAgain,
       isReady: () => this.scheduler.ready,
       reload: () => this.reload(),
       landing: () => ({

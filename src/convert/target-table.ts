@@ -82,6 +82,12 @@ function lastScrapeOf(read: TargetRead): number | undefined {
 
 const same = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isNaN(b));
 
+/** What a per-target family was last packed as. */
+export interface PackedAs {
+  hash: string;
+  start: Uint8Array;
+}
+
 /** The per-target series of one source's answers, poll after poll. */
 export class TargetTable implements TargetSeries {
   // Identities: bytes in idArena, chained by hash; each names its series.
@@ -225,8 +231,21 @@ export class TargetTable implements TargetSeries {
     return this.series > 2 * live + 1024 || this.ids > 2 * live + 1024;
   }
 
-  /** The hash of family v's packed lines as last written from this table (exposition/pack.ts), if they were packed. */
-  readonly packedHash: (string | undefined)[] = SERIES_VALUES.map(() => undefined);
+  /**
+   * Family v's packed lines as last written from this table, if they were packed: their hash (or name,
+   * exposition/pack.ts) and the start of each line (the family's name and the source's labels).
+   */
+  readonly packedAs: (PackedAs | undefined)[] = SERIES_VALUES.map(() => undefined);
+
+  /** Polls begun so far: while it stays the same, the values and the labels' places stay as they are. */
+  get polls(): number {
+    return this.poll;
+  }
+
+  /** The series in the order the last poll's lines were written in (finish). */
+  get order(): Uint32Array {
+    return this.lastOrder ?? new Uint32Array(0);
+  }
 
   /** Memory held between polls, in bytes (arenas, columns, indices). */
   get bytes(): number {
@@ -255,6 +274,14 @@ export class TargetTable implements TargetSeries {
   writePairs(out: Buffer, offset: number, i: number): number {
     const start = this.pairsStart[i] as number;
     return this.pairsArena.bytes.copy(out, offset, start, start + (this.pairsLengths[i] as number));
+  }
+
+  /**
+   * Where series s's labels are (`starts[s]`, `lengths[s]` bytes in the lines arena) and its value of
+   * family v (`values[s]`): the table's own arrays, as they are until the next poll begins.
+   */
+  seriesArrays(v: number): { starts: Int32Array; lengths: Int32Array; values: Float64Array } {
+    return { starts: this.pairsStart, lengths: this.pairsLengths, values: this.columns[v] as Float64Array };
   }
 
   get linesArena(): LinesArena | undefined {

@@ -65,12 +65,12 @@ export function renderTargetsKept<L>(
       families.push([name, again]);
       continue;
     }
-    const start = `${name}{${prefix}${prefix ? "," : ""}`;
+    const start = familyStartText(name, prefix);
     if (arena && keepPieces) {
       // Written by the line writer in WebAssembly from the blocks in its memory, as the JavaScript writer
       // below would write them (test/exposition/family-lines.test.ts).
       blocks ??= seriesBlocks(series, order);
-      const family = familyBlocks(blocks, series, order, v, Buffer.from(start, "utf8"));
+      const family = familyBlocks(blocks, series, order, v, familyStart(name, prefix));
       const inPieces = keepPieces(arena.pieces(family, pieceBytes, writeValue), name, family.atLeast);
       if (inPieces !== undefined) {
         samples += family.samples;
@@ -86,6 +86,10 @@ export function renderTargetsKept<L>(
   for (const [name, lines] of renderSampleSet(summary.pools, prefix)) families.push([name, keep(lines, name)]);
   return { families, series: samples + summary.pools.size };
 }
+
+/** What each line of a per-target family starts with: its name, `{`, and the source's labels. */
+const familyStartText = (name: string, prefix: string) => `${name}{${prefix}${prefix ? "," : ""}`;
+export const familyStart = (name: string, prefix: string): Buffer => Buffer.from(familyStartText(name, prefix), "utf8");
 
 /** Where the series' rendered labels are in the line writer's memory, in the order they are written. */
 function seriesBlocks(series: TargetSeries, order: Uint32Array): { offsets: Int32Array; lengths: Int32Array } {

@@ -2,7 +2,24 @@ import { promisify } from "node:util";
 import { constants, inflateRaw } from "node:zlib";
 import pLimit from "p-limit";
 import { readMembers } from "./member-readers.js";
-import { type FamilyLines, isPacked, plainLength } from "./pack.js";
+import { type FamilyLines, isPacked, type PackedLines, plainLength } from "./pack.js";
+
+/** Plain lines written again, in a buffer to hand back (`written`) once the response took them. */
+export interface AgainPiece {
+  bytes: Uint8Array;
+  written(): void;
+}
+
+/** A packed family's plain lines written again by what wrote them (a decoder thread), piece by piece. */
+export interface LinesWrittenAgain {
+  /** The next piece; null once all were written; undefined when writing stopped (the rest is in the members). */
+  next(): Promise<AgainPiece | null | undefined>;
+  /** Ends the writing: pieces not handed back yet are dropped. */
+  close(): void;
+}
+
+/** A packed family's lines written again, or undefined when nothing can write them. */
+export type WriteAgain = (family: PackedLines) => LinesWrittenAgain | undefined;
 
 const inflateRawAsync = promisify(inflateRaw);
 /** A member's plain bytes: deflate data that ends in a sync flush, not a final block (gzip-stream.ts). */
@@ -63,12 +80,17 @@ export const INFLATE_AHEAD = 3;
  * same time share what they inflate (memberText), so however many there are, they hold no more than
  * one plain copy of the exposition between them.
  */
-export async function* plainChunks(parts: readonly FamilyLines[]): AsyncGenerator<Uint8Array> {
+export async function* plainChunks(parts: readonly FamilyLines[], from = 0): AsyncGenerator<Uint8Array> {
+  // `from`: plain bytes of the parts already had, skipped (whole members not inflated).
+  let skip = from;
   for (const part of parts) {
     if (!isPacked(part)) {
-      yield part;
+      if (skip < part.byteLength) yield skip > 0 ? part.subarray(skip) : part;
+      skip = Math.max(0, skip - part.byteLength);
       continue;
     }
+    let first = 0;
+    while (first < part.members.length && skip >= (part.sizes[first] as number)) skip -= part.sizes[first++] as number;
     const text = (i: number) => {
       const plain = memberText(part.members, i, part.sizes[i] ?? 0);
       // A member asked for ahead is never awaited if the client goes away first: its failure is not
@@ -77,12 +99,13 @@ export async function* plainChunks(parts: readonly FamilyLines[]): AsyncGenerato
       return plain;
     };
     const ahead: Promise<Buffer>[] = [];
-    let next = 0;
-    for (; next < Math.min(INFLATE_AHEAD, part.members.length); next++) ahead.push(text(next));
+    let next = first;
+    for (; next < Math.min(first + INFLATE_AHEAD, part.members.length); next++) ahead.push(text(next));
     while (ahead.length > 0) {
       const plain = await (ahead.shift() as Promise<Buffer>);
       if (next < part.members.length) ahead.push(text(next++));
-      yield plain;
+      yield skip > 0 ? plain.subarray(skip) : plain;
+      skip = 0;
     }
   }
 }

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import type { Logger } from "pino";
 import { gzipMember } from "../exposition/gzip-stream.js";
 import { packedMembers, readMembers } from "../exposition/member-readers.js";
+import type { WriteAgain } from "../exposition/unpack.js";
 import type { ProbeRequest } from "../probe/probe.js";
 import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
@@ -33,6 +34,8 @@ export interface AppDeps {
   enableLifecycle: boolean;
   /** The exporter's own metrics (process, Node.js, build info, reloads). */
   processMetrics: OwnMetrics;
+  /** Per-target families' plain lines written again by the decoder thread that packed them; absent: inflated. */
+  writeAgain?: WriteAgain;
   /** Exposition of the source-derived metrics, assembled (and gzipped) once per change. */
   sourcesExposition: () => Exposition;
   isReady: () => boolean;
@@ -107,7 +110,7 @@ export function createApp(deps: AppDeps): Express {
       // Plain: large families are inflated as the response streams (never whole), to a known length.
       res.set("Content-Length", String(runtime.bytes.length + own.bytes.length + sources.length));
       if (req.method === "HEAD") res.end();
-      else await sendPlain(res, [runtime.bytes, own.bytes], sources.parts);
+      else await sendPlain(res, [runtime.bytes, own.bytes], sources.parts, deps.writeAgain);
     } catch (err) {
       next(err);
     }

@@ -1,8 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { type FamilyLines, isPacked } from "../exposition/pack.js";
-import { plainChunks } from "../exposition/unpack.js";
+import { type LinesWrittenAgain, plainChunks, type WriteAgain } from "../exposition/unpack.js";
 
 /** How a response ends when its client hangs up mid-way: nothing to report. */
 const CLIENT_GONE = new Set(["ERR_STREAM_PREMATURE_CLOSE", "EPIPE", "ECONNRESET"]);
@@ -38,16 +36,62 @@ export function sendBuffers(res: ServerResponse, buffers: readonly Uint8Array[])
   writeGroup();
 }
 
+/** Resolves once the response takes more (drain) or is gone (close). */
+function roomFor(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+  });
+}
+
+/** Writes a chunk, and waits while the response holds more than it takes at once. */
+async function write(res: ServerResponse, chunk: Uint8Array): Promise<void> {
+  if (!res.write(chunk) && !res.destroyed) await roomFor(res);
+}
+
 /**
- * Writes the head's pieces, then the parts as plain text. Packed families are inflated member by member, a few
- * ahead of the one being written and no further until the response takes it (backpressure,
- * exposition/unpack.ts), so a scrape holds a few members of plain text, never a whole family, however
- * slowly its client reads. Resolves once written, or once the client went away.
+ * Writes a family's lines as written again (by the decoder thread that packed them), each piece
+ * handed back once the response took it, which is what holds back a slow client. Resolves to the plain
+ * bytes written, fewer than `length` when the writer stopped (the rest is inflated) or the client went.
+ */
+async function writeAgain(res: ServerResponse, again: LinesWrittenAgain, length: number): Promise<number> {
+  let sent = 0;
+  // A client gone while the writing waits for a slot the response held: the wait ends at once.
+  const gone = () => again.close();
+  res.once("close", gone);
+  try {
+    while (sent < length && !res.destroyed) {
+      const piece = await again.next();
+      // Never more than the family's bytes: the response's length is promised.
+      if (!piece || sent + piece.bytes.length > length) break;
+      sent += piece.bytes.length;
+      res.write(piece.bytes, () => piece.written());
+    }
+  } finally {
+    res.off("close", gone);
+    again.close();
+  }
+  return sent;
+}
+
+/**
+ * Writes the head's pieces, then the parts as plain text. A packed family is written again by the
+ * decoder thread that packed it (`writeAgain`, a few MiB a family, much less work than inflating), or
+ * else inflated member by member, a few ahead of the one being written and no further until the
+ * response takes it (backpressure, exposition/unpack.ts): either way a scrape holds a few MiB of plain
+ * text, never a whole family, however slowly its client reads. Where the writer stops (a poll began),
+ * the rest of the family is inflated from the members. Resolves once written, or once the client went away.
  */
 export async function sendPlain(
   res: ServerResponse,
   head: readonly Uint8Array[],
   parts: readonly FamilyLines[],
+  again?: WriteAgain,
 ): Promise<void> {
   const plain = parts.filter((part): part is Uint8Array => !isPacked(part));
   if (plain.length === parts.length) {
@@ -56,8 +100,21 @@ export async function sendPlain(
   }
   for (const piece of head) res.write(piece);
   try {
-    // One chunk buffered here; plainChunks inflates the next ones in the thread pool meanwhile.
-    await pipeline(Readable.from(plainChunks(parts), { highWaterMark: 1 }), res);
+    for (const part of parts) {
+      if (res.destroyed) return;
+      if (!isPacked(part)) {
+        await write(res, part);
+        continue;
+      }
+      const writing = again?.(part);
+      const sent = writing ? await writeAgain(res, writing, part.length) : 0;
+      if (sent >= part.length) continue;
+      for await (const chunk of plainChunks([part], sent)) {
+        if (res.destroyed) return;
+        await write(res, chunk);
+      }
+    }
+    if (!res.destroyed) res.end();
   } catch (error) {
     if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
   }

@@ -16,6 +16,8 @@ const STOPPED = 4;
 const ROOM = 1;
 const VALUE = 2;
 const PAGE = 65536;
+/** Bytes the module may write past the room it is given. */
+const OVERRUN = 8;
 /** Lines handed to the module at a time. */
 const BATCH = 4096;
 /** A 32-bit WebAssembly memory's most: 65536 pages. */
@@ -49,6 +51,15 @@ export interface FamilyBlocks {
   lengths: Int32Array;
   values: Float64Array;
 }
+
+/** Puts lines [first, first + n)'s block offsets, lengths and values at 0, 1, … of the arrays given. */
+export type LinesBatch = (
+  first: number,
+  n: number,
+  offsets: Int32Array,
+  lengths: Int32Array,
+  values: Float64Array,
+) => void;
 
 /** Bytes appended one block after another; `bytes` holds them from 0 to `used`. */
 export interface ByteArena {
@@ -151,6 +162,36 @@ export class LinesArena implements ByteArena {
     this.used = 0;
   }
 
+  /** Where writing lines puts its start, a batch's offsets, lengths and values, and its output of `room` bytes. */
+  private scratch(start: Uint8Array, room: number) {
+    // After the blocks: the start, then a batch's offsets and lengths (i32) and values (f64), and the
+    // output. Lines go over in batches, so what writing them leaves touched (a memory never gives pages
+    // back) is the same few KiB whatever the family's size, not 16 bytes per series (8 MB at 500k).
+    const startAt = BASE + align(this.used, 8);
+    const offsetsAt = startAt + align(start.length, 8);
+    const lengthsAt = offsetsAt + 4 * BATCH;
+    const valuesAt = lengthsAt + 4 * BATCH;
+    const outAt = valuesAt + 8 * BATCH;
+    // The line writer may write up to 8 bytes past its room (assembly/family-lines.ts, copy).
+    this.ensure(outAt + room + OVERRUN - BASE);
+    this.held = Math.max(this.held, outAt + room + OVERRUN - BASE);
+    const memory = this.exports.memory.buffer;
+    const bytes = new Uint8Array(memory);
+    bytes.set(start, startAt);
+    return {
+      memory,
+      bytes,
+      outAt,
+      offsets: new Int32Array(memory, offsetsAt, BATCH),
+      lengths: new Int32Array(memory, lengthsAt, BATCH),
+      values: new Float64Array(memory, valuesAt, BATCH),
+      results: new Int32Array(memory, 0, 2),
+      /** Writes lines [j, count) of the batch at `out`, at most `room` bytes; the bytes written. */
+      lines: (j: number, count: number, out: number, room: number) =>
+        this.exports.lines(startAt, start.length, offsetsAt, lengthsAt, valuesAt, j, count, out, room),
+    };
+  }
+
   /**
    * A family's lines in pieces of whole lines, at most `pieceBytes` each unless one line is longer (then
    * a piece of its own). Each piece is a view of the arena's memory, written over by the next: it is the
@@ -160,43 +201,17 @@ export class LinesArena implements ByteArena {
   *pieces(family: FamilyBlocks, pieceBytes: number, writeValue: ValueWriter): Generator<Uint8Array> {
     const { start, offsets, lengths, values } = family;
     const n = values.length;
-    // After the blocks: the start, then a batch's offsets and lengths (i32) and values (f64), and the
-    // output. Lines go over in batches, so what writing them leaves touched (a memory never gives pages
-    // back) is the same few KiB whatever the family's size, not 16 bytes per series (8 MB at 500k).
-    const startAt = BASE + align(this.used, 8);
-    const offsetsAt = startAt + align(start.length, 8);
-    const lengthsAt = offsetsAt + 4 * BATCH;
-    const valuesAt = lengthsAt + 4 * BATCH;
-    const outAt = valuesAt + 8 * BATCH;
-    this.ensure(outAt + pieceBytes - BASE);
-    this.held = Math.max(this.held, outAt + pieceBytes - BASE);
-    const memory = this.exports.memory.buffer;
-    const bytes = new Uint8Array(memory);
-    bytes.set(start, startAt);
-    const offsetsIn = new Int32Array(memory, offsetsAt, BATCH);
-    const lengthsIn = new Int32Array(memory, lengthsAt, BATCH);
-    const valuesIn = new Float64Array(memory, valuesAt, BATCH);
-    const results = new Int32Array(memory, 0, 2);
+    const { memory, bytes, outAt, results, lines, ...batch } = this.scratch(start, pieceBytes);
 
     let offset = 0;
     for (let first = 0; first < n; first += BATCH) {
       const count = Math.min(BATCH, n - first);
-      for (let j = 0; j < count; j++) offsetsIn[j] = BASE + (offsets[first + j] as number);
-      lengthsIn.set(lengths.subarray(first, first + count));
-      valuesIn.set(values.subarray(first, first + count));
+      for (let j = 0; j < count; j++) batch.offsets[j] = BASE + (offsets[first + j] as number);
+      batch.lengths.set(lengths.subarray(first, first + count));
+      batch.values.set(values.subarray(first, first + count));
       let j = 0; // within the batch
       while (j < count) {
-        offset += this.exports.lines(
-          startAt,
-          start.length,
-          offsetsAt,
-          lengthsAt,
-          valuesAt,
-          j,
-          count,
-          outAt + offset,
-          pieceBytes - offset,
-        );
+        offset += lines(j, count, outAt + offset, pieceBytes - offset);
         j = results[NEXT / 4] as number;
         const stopped = results[STOPPED / 4] as number;
         if (stopped !== ROOM && stopped !== VALUE) break;
@@ -206,7 +221,8 @@ export class LinesArena implements ByteArena {
           continue;
         }
         // The line in JavaScript: its value needs JavaScript's formatting, or it is longer than a piece.
-        const line = this.line(family, first + j, writeValue);
+        const k = first + j;
+        const line = this.line(start, offsets[k] as number, lengths[k] as number, values[k] as number, writeValue);
         j++;
         if (offset + line.length > pieceBytes) {
           if (offset > 0) yield Buffer.from(memory, outAt, offset);
@@ -223,17 +239,59 @@ export class LinesArena implements ByteArena {
     if (offset > 0) yield Buffer.from(memory, outAt, offset);
   }
 
-  /** Line k of a family, written in JavaScript into memory of its own. */
-  private line(family: FamilyBlocks, k: number, writeValue: ValueWriter): Buffer {
-    const { start, offsets, lengths, values } = family;
-    const block = offsets[k] as number;
-    const length = lengths[k] as number;
+  /**
+   * Writes a family's lines from line `from` on into `out`, as many whole lines as fit, and says which
+   * line comes next (`count` when none is left) and how many bytes were written. `batch` puts lines
+   * [first, first + n)'s block offsets, lengths and values into the arrays it is given. Nothing is kept
+   * between calls, so writings of several families may take turns, and with the lines a poll writes.
+   * A line longer than `out` is never written: the call then writes nothing and says it comes next.
+   */
+  fill(
+    start: Uint8Array,
+    count: number,
+    batch: LinesBatch,
+    from: number,
+    out: Uint8Array,
+    writeValue: ValueWriter,
+  ): { next: number; length: number } {
+    const room = out.length;
+    const { memory, bytes, outAt, results, lines, offsets, lengths, values } = this.scratch(start, room);
+    let length = 0;
+    let k = from;
+    while (k < count) {
+      const n = Math.min(BATCH, count - k);
+      batch(k, n, offsets, lengths, values);
+      for (let j = 0; j < n; j++) offsets[j] = BASE + (offsets[j] as number);
+      length += lines(0, n, outAt + length, room - length);
+      const j = results[NEXT / 4] as number;
+      const stopped = results[STOPPED / 4] as number;
+      k += j;
+      if (stopped === ROOM) break;
+      if (stopped !== VALUE) continue; // the batch is written
+      const line = this.line(
+        start,
+        (offsets[j] as number) - BASE,
+        lengths[j] as number,
+        values[j] as number,
+        writeValue,
+      );
+      if (length + line.length > room) break;
+      bytes.set(line, outAt + length);
+      length += line.length;
+      k++;
+    }
+    out.set(new Uint8Array(memory, outAt, length));
+    return { next: k, length };
+  }
+
+  /** A line written in JavaScript into memory of its own: `start`, the block, `} `, the value, a newline. */
+  private line(start: Uint8Array, block: number, length: number, value: number, writeValue: ValueWriter): Buffer {
     const out = Buffer.allocUnsafe(start.length + length + 3 + MAX_TEXT_BYTES);
     out.set(start, 0);
     let at = start.length + this.bytes.copy(out, start.length, block, block + length);
     out[at++] = 0x7d; // }
     out[at++] = 0x20; // space
-    at = writeValue(out, at, values[k] as number);
+    at = writeValue(out, at, value);
     out[at++] = 0x0a;
     return out.subarray(0, at);
   }

@@ -3,6 +3,7 @@ import type { Worker } from "node:worker_threads";
 import { gunzipSync } from "node:zlib";
 import { DEFAULT_DECODER_MEMORY_LIMIT } from "../config/defaults.js";
 import type { Endpoint } from "../config/types.js";
+import type { WriteAgain } from "../exposition/unpack.js";
 import { ByteBudget } from "./byte-budget.js";
 import { decodeAnswer } from "./decode.js";
 import type { DecodeJob, DecodeOptions, DecodeResult, ParseBudget } from "./decode-types.js";
@@ -170,6 +171,9 @@ export class DecodePool {
     this.streamed++;
     return this.streams.openStream(endpoint, { ...options, maxTargets: this.maxTargets });
   }
+
+  /** A per-target family's plain lines written again by the streaming thread that packed them, if it runs. */
+  readonly writeAgain: WriteAgain = (family) => this.streams.writeAgain(family);
 
   /** Targets an answer may list, with its pools weighed (targets-budget.ts), for this pool's memory. */
   private get maxTargets(): number {

@@ -8,6 +8,7 @@ import { excerpt } from "../upstream/excerpt.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
+import { LinesAgain } from "./lines-again.js";
 import { ownMemory, transferList } from "./transferable.js";
 
 /** The result's buffers, moved to the main thread rather than copied: families' lines or members, and facts. */
@@ -98,6 +99,11 @@ const memory: DecoderMemory = {
   },
 };
 
+/** Per-target families written again for plain scrapes, from the tables kept now. */
+const linesAgain = new LinesAgain(function* () {
+  for (const [, entry] of keptBySource) yield entry.value;
+});
+
 function finishStream(id: number): PackedResult | undefined {
   const stream = streams.get(id);
   streams.delete(id);
@@ -180,6 +186,15 @@ parentPort?.on("message", (message: DecoderRequest) => {
     }
     case "drop":
       streams.delete(message.id);
+      return;
+    case "again": {
+      const { id, hash, slot, memory } = message;
+      const { length, state } = linesAgain.fill(id, hash, slot, memory);
+      parentPort?.postMessage({ kind: "again", id, slot, length, state } satisfies DecoderReply);
+      return;
+    }
+    case "again-end":
+      linesAgain.end(message.id);
       return;
   }
 });

@@ -1,6 +1,7 @@
 import type { Endpoint } from "../config/types.js";
 import type { Families } from "../exposition/pack.js";
 import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
+import type { AgainState } from "./lines-again.js";
 
 /** What the main thread asks of a decoder thread. */
 export type DecoderRequest =
@@ -15,7 +16,14 @@ export type DecoderRequest =
   /** Forget the answer (its fetch failed or ran out of time). */
   | { kind: "drop"; id: number }
   /** Load what decoding whole answers needs, then say `ready`. */
-  | { kind: "warm" };
+  | { kind: "warm" }
+  /**
+   * Write the next plain lines of the family packed as `hash` into slot `slot` of the writing's memory
+   * (writing `id`: lines-again.ts); the memory comes with the writing's first request.
+   */
+  | { kind: "again"; id: number; hash: string; slot: number; memory?: SharedArrayBuffer }
+  /** Forget writing `id`. */
+  | { kind: "again-end"; id: number };
 
 type Decoded = Extract<DecodeResult, { ok: true }>;
 
@@ -35,4 +43,6 @@ export type DecoderReply =
   /** `keptBytes`: what the thread keeps of its sources for their next answers (their series). */
   | { kind: "streamed"; id: number; result: PackedResult; heapBytes: number; keptBytes?: number }
   /** The streamed answer was not in a shape the reader handles: the reference path decides. */
-  | { kind: "gave-up"; id: number; heapBytes: number; keptBytes?: number };
+  | { kind: "gave-up"; id: number; heapBytes: number; keptBytes?: number }
+  /** Slot `slot`'s first `length` bytes are the next lines of writing `id`; how the writing goes on. */
+  | { kind: "again"; id: number; slot: number; length: number; state: AgainState };

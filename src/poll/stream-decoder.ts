@@ -1,7 +1,10 @@
 import type { Worker } from "node:worker_threads";
 import type { Endpoint } from "../config/types.js";
+import type { PackedLines } from "../exposition/pack.js";
+import type { LinesWrittenAgain } from "../exposition/unpack.js";
 import type { DecodeOptions, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
+import { LinesAgainClient } from "./lines-again-client.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { idleExitMs, startDecoderThread, threadFailure, WARM_HEAP_LIMIT } from "./worker-thread.js";
 
@@ -82,6 +85,7 @@ export class StreamDecoder {
   /** The thread's heap after its last answer, and what it keeps of its sources for their next answers. */
   private heapBytes = 0;
   private keptBytes = 0;
+  private readonly again = new LinesAgainClient();
 
   constructor(
     private readonly memoryLimit: () => number,
@@ -182,6 +186,7 @@ export class StreamDecoder {
     worker.unref();
     worker.on("message", (reply: DecoderReply) => this.receive(reply));
     const fail = (result: DecodeResult) => {
+      this.again.lost(worker);
       // A thread ended for being idle had no answers open, and its exit may come after a new thread
       // took answers: those are not its to fail.
       if (this.worker !== worker) return;
@@ -201,8 +206,17 @@ export class StreamDecoder {
     return worker;
   }
 
+  /** The plain lines of a per-target family this thread packed, written again by it (lines-again.ts); undefined with no thread. */
+  writeAgain(family: PackedLines): LinesWrittenAgain | undefined {
+    return this.worker && this.again.begin(this.worker, family.hash);
+  }
+
   private receive(reply: DecoderReply): void {
     if (reply.kind === "result" || reply.kind === "ready") return;
+    if (reply.kind === "again") {
+      this.again.receive(reply);
+      return;
+    }
     const state = this.open.get(reply.id);
     if (!state) return;
     if (reply.kind === "ack") {

@@ -7,7 +7,7 @@ import { SeriesColumns } from "../convert/series-columns.js";
 import { TargetTable } from "../convert/target-table.js";
 import { answerSamples, PER_TARGET_FAMILIES, publishesDropped, type TargetsSummary } from "../convert/targets.js";
 import { type FamilyLines, isPacked, MEMBER_PLAIN_BYTES, PACK_MIN_BYTES } from "../exposition/pack.js";
-import { type KeepPieces, type KeptLines, renderTargetsKept } from "../exposition/target-lines.js";
+import { familyStart, type KeepPieces, type KeptLines, renderTargetsKept } from "../exposition/target-lines.js";
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { TargetsAnswerReader } from "../upstream/targets/answer-reader.js";
 import { labelNamesRead } from "../upstream/targets/scanner.js";
@@ -121,8 +121,15 @@ export class TargetsDecoder implements ChunkDecoder {
     // written again. A per-target family written anew is new bytes (the same ones are given again):
     // it is named, not hashed, and a large one is packed piece by piece as it is written.
     const perTarget = (family: string) => (PER_TARGET_FAMILIES as readonly string[]).indexOf(family);
+    // Only the families this answer has are noted: one it lacks (no target has its value) is not the
+    // table's any more, and its old lines must not be written again from this poll's values (lines-again.ts).
+    const before = [...table.packedAs];
+    table.packedAs.fill(undefined);
     const note = (v: number, packed: FamilyLines) => {
-      table.packedHash[v] = isPacked(packed) ? packed.hash : undefined;
+      const family = PER_TARGET_FAMILIES[v] as string;
+      table.packedAs[v] = isPacked(packed)
+        ? { hash: packed.hash, start: familyStart(family, this.options.labelPrefix) }
+        : undefined;
       return packed;
     };
     const noted = (lines: FamilyLines, family: string) => {
@@ -136,8 +143,9 @@ export class TargetsDecoder implements ChunkDecoder {
       return note(v, packPieces(pieces, family, newLinesName()));
     };
     const again = (family: string, v: number) => {
-      const hash = table.packedHash[v];
-      return hash === undefined ? undefined : packedAgain(family, hash);
+      const hash = before[v]?.hash;
+      const packed = hash === undefined ? undefined : packedAgain(family, hash);
+      return packed && note(v, packed);
     };
     return this.finishKept(noted, again, inPieces);
   }

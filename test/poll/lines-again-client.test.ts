@@ -1,0 +1,173 @@
+import type { Worker } from "node:worker_threads";
+import { describe, expect, it } from "vitest";
+import { TargetsRounds } from "../../scripts/bench/generate.js";
+import { isPacked, type PackedLines } from "../../src/exposition/pack.js";
+import { type AgainPiece, type LinesWrittenAgain, plainText } from "../../src/exposition/unpack.js";
+import type { DecoderRequest } from "../../src/poll/decoder-messages.js";
+import { AGAIN_SLOT_BYTES } from "../../src/poll/lines-again.js";
+import { AGAIN_SLOTS, AGAIN_WAIT_MS, LinesAgainClient } from "../../src/poll/lines-again-client.js";
+import { StreamDecoder } from "../../src/poll/stream-decoder.js";
+import { decodeOptions } from "../helpers/decode-options.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Reads a writing to its end, handing each piece back once copied; what it wrote, and how it ended. */
+async function readAll(writing: LinesWrittenAgain) {
+  const pieces: Buffer[] = [];
+  let last: AgainPiece | null | undefined;
+  for (;;) {
+    last = await writing.next();
+    if (!last) break;
+    pieces.push(Buffer.from(last.bytes));
+    last.written();
+  }
+  writing.close();
+  return { bytes: Buffer.concat(pieces), pieces: pieces.length, end: last };
+}
+
+async function decodedFamilies(decoder: StreamDecoder, answer: Uint8Array) {
+  const stream = decoder.openStream("targets", decodeOptions());
+  expect(await stream.write(Buffer.from(answer))).toBe(true);
+  const end = await stream.end(60_000);
+  if (end.gaveUp || !end.result.ok) throw new Error("not decoded");
+  return end.result.families.flatMap(([, lines]) => (isPacked(lines) ? [lines] : []));
+}
+
+describe("a packed family written again by the streaming thread", () => {
+  it("gives the family's bytes through a few shared slots, each filled again once handed back", async () => {
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    try {
+      const rounds = new TargetsRounds(40_000);
+      for (const round of [0, 1]) {
+        const packed = await decodedFamilies(decoder, rounds.answer(round));
+        expect(packed.length).toBeGreaterThanOrEqual(4);
+        for (const family of packed) {
+          const writing = decoder.writeAgain(family) as LinesWrittenAgain;
+          const read = await readAll(writing);
+          expect(read.end).toBeNull(); // all written, none left to the members
+          expect(read.bytes.equals(await plainText([family]))).toBe(true);
+        }
+        // Larger than the slots together: they went round.
+        const largest = packed.reduce((a, b) => (a.length > b.length ? a : b));
+        expect(largest.length).toBeGreaterThan(AGAIN_SLOTS * AGAIN_SLOT_BYTES);
+      }
+      // A family the thread never packed (a probe's, or one replaced since): nothing, at once.
+      const other: PackedLines = { members: [], sizes: [], length: 10, crc: 0, hash: "not this thread's" };
+      expect(await (decoder.writeAgain(other) as LinesWrittenAgain).next()).toBeUndefined();
+    } finally {
+      await (decoder as unknown as { worker?: Worker }).worker?.terminate();
+    }
+  }, 60_000);
+
+  it("stops a writing when its thread ends", async () => {
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    const [family] = await decodedFamilies(decoder, new TargetsRounds(40_000).answer(0));
+    const writing = decoder.writeAgain(family as PackedLines) as LinesWrittenAgain;
+    const first = await writing.next();
+    expect(first?.bytes.length).toBeGreaterThan(0);
+    await (decoder as unknown as { worker: Worker }).worker.terminate();
+    // The slots asked for before the end may have come; after them, nothing more.
+    let next = await writing.next();
+    for (let i = 0; next && i < AGAIN_SLOTS; i++) next = await writing.next();
+    expect(next).toBeUndefined();
+    expect(decoder.writeAgain(family as PackedLines)).toBeUndefined(); // no thread now
+  }, 60_000);
+});
+
+/** A thread that only notes what it is asked (replies are given by the test). */
+function notingWorker() {
+  const requests: DecoderRequest[] = [];
+  const worker = { postMessage: (message: DecoderRequest) => requests.push(message) } as unknown as Worker;
+  const fills = () => requests.filter((r): r is Extract<DecoderRequest, { kind: "again" }> => r.kind === "again");
+  return { worker, requests, fills };
+}
+
+describe("LinesAgainClient", () => {
+  it("asks for every slot at once, and for a slot again only once its piece was handed back", async () => {
+    const { worker, fills } = notingWorker();
+    const client = new LinesAgainClient();
+    const writing = client.begin(worker, "h");
+    expect(fills().map((f) => f.slot)).toEqual([...Array(AGAIN_SLOTS).keys()]);
+    expect(fills()[0]?.memory).toBeInstanceOf(SharedArrayBuffer);
+    expect(
+      fills()
+        .slice(1)
+        .every((f) => f.memory === undefined),
+    ).toBe(true);
+    const id = fills()[0]?.id as number;
+    const memory = fills()[0]?.memory as SharedArrayBuffer;
+    new Uint8Array(memory, AGAIN_SLOT_BYTES, 3).set([0x61, 0x62, 0x0a]);
+    client.receive({ kind: "again", id, slot: 1, length: 3, state: "more" });
+    const piece = (await writing.next()) as AgainPiece;
+    expect(Buffer.from(piece.bytes).toString()).toBe("ab\n");
+    expect(fills()).toHaveLength(AGAIN_SLOTS);
+    piece.written();
+    piece.written(); // twice: once counts
+    expect(fills()).toHaveLength(AGAIN_SLOTS + 1);
+    expect(fills().at(-1)?.slot).toBe(1);
+    writing.close();
+  });
+
+  it("waits for the thread no longer than AGAIN_WAIT_MS, but as long as the response holds every slot", async () => {
+    const { worker, fills } = notingWorker();
+    const client = new LinesAgainClient();
+    const slow = client.begin(worker, "h");
+    const asked = Date.now();
+    expect(await slow.next()).toBeUndefined(); // the thread said nothing: the rest from the members
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(AGAIN_WAIT_MS - 5);
+    slow.close();
+
+    const held = client.begin(worker, "h");
+    const id = fills().at(-1)?.id as number;
+    const pieces: AgainPiece[] = [];
+    for (let slot = 0; slot < AGAIN_SLOTS; slot++) {
+      client.receive({ kind: "again", id, slot, length: 1, state: "more" });
+      pieces.push((await held.next()) as AgainPiece);
+    }
+    // Every slot with the response (a client reading slowly): the next lines wait for it, whatever the time.
+    let next: AgainPiece | null | undefined | "waiting" = "waiting";
+    void held.next().then((piece) => {
+      next = piece;
+    });
+    await sleep(AGAIN_WAIT_MS * 2);
+    expect(next).toBe("waiting");
+    (pieces[0] as AgainPiece).written();
+    client.receive({ kind: "again", id, slot: 0, length: 2, state: "done" });
+    await sleep(10);
+    expect((next as unknown as AgainPiece).bytes.length).toBe(2);
+    expect(await held.next()).toBeNull();
+    held.close();
+  });
+
+  it("gives a writing's memory to the next one only once no slot of it is held or being filled", async () => {
+    const { worker, fills } = notingWorker();
+    const client = new LinesAgainClient();
+    const first = client.begin(worker, "h");
+    const { id, memory } = fills()[0] as { id: number; memory: SharedArrayBuffer };
+    client.receive({ kind: "again", id, slot: 0, length: 1, state: "more" });
+    const held = (await first.next()) as AgainPiece;
+    first.close(); // the response still writes slot 0; slots 1 and 2 are being filled
+    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).not.toBe(memory);
+    client.receive({ kind: "again", id, slot: 1, length: 5, state: "more" });
+    client.receive({ kind: "again", id, slot: 2, length: 5, state: "more" });
+    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).not.toBe(memory);
+    held.written(); // the last use of it
+    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).toBe(memory);
+  });
+
+  it("ends the writings of a thread that ended, a next() waiting on it at once", async () => {
+    const { worker } = notingWorker();
+    const other = notingWorker().worker;
+    const client = new LinesAgainClient();
+    const writing = client.begin(worker, "h");
+    const elsewhere = client.begin(other, "h");
+    const waiting = writing.next();
+    client.lost(worker);
+    expect(await waiting).toBeUndefined();
+    expect(await writing.next()).toBeUndefined();
+    // Another thread's writing goes on (it times out here only because that fake says nothing).
+    const started = Date.now();
+    expect(await elsewhere.next()).toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(AGAIN_WAIT_MS - 5);
+  });
+});
