@@ -17,6 +17,8 @@ export const AGAIN_SLOTS = 3;
 export const AGAIN_WAIT_MS = 200;
 /** Memories kept for the next writings: a scrape's families are written one after another. */
 const SPARE_MEMORIES = 1;
+/** A spare memory not taken within this long is let go (3 MiB resident otherwise, until the next plain scrape). */
+export const SPARE_KEPT_MS = 1000;
 
 type Reply = Extract<DecoderReply, { kind: "again" }>;
 
@@ -49,6 +51,7 @@ export class LinesAgainClient {
   private readonly writings = new Map<number, Writing>();
   private nextId = 1;
   private readonly spare: SharedArrayBuffer[] = [];
+  private spareTimer: NodeJS.Timeout | undefined;
 
   /** Begins writing the family packed as `hash` again in `worker`. */
   begin(worker: Worker, hash: string): LinesWrittenAgain {
@@ -71,7 +74,7 @@ export class LinesAgainClient {
       settle: () => {
         if (!writing.closed || writing.out > 0 || writing.asked > 0 || this.writings.get(id) !== writing) return;
         this.writings.delete(id);
-        if (this.spare.length < SPARE_MEMORIES) this.spare.push(memory);
+        this.keepSpare(memory);
       },
     };
     this.writings.set(id, writing);
@@ -118,6 +121,15 @@ export class LinesAgainClient {
         writing.settle();
       },
     };
+  }
+
+  private keepSpare(memory: SharedArrayBuffer): void {
+    if (this.spare.length >= SPARE_MEMORIES) return;
+    this.spare.push(memory);
+    clearTimeout(this.spareTimer);
+    this.spareTimer = setTimeout(() => {
+      this.spare.length = 0;
+    }, SPARE_KEPT_MS).unref();
   }
 
   /**

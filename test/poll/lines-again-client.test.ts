@@ -5,7 +5,7 @@ import { isPacked, type PackedLines } from "../../src/exposition/pack.js";
 import { type AgainPiece, type LinesWrittenAgain, plainText } from "../../src/exposition/unpack.js";
 import type { DecoderRequest } from "../../src/poll/decoder-messages.js";
 import { AGAIN_SLOT_BYTES } from "../../src/poll/lines-again.js";
-import { AGAIN_SLOTS, AGAIN_WAIT_MS, LinesAgainClient } from "../../src/poll/lines-again-client.js";
+import { AGAIN_SLOTS, AGAIN_WAIT_MS, LinesAgainClient, SPARE_KEPT_MS } from "../../src/poll/lines-again-client.js";
 import { StreamDecoder } from "../../src/poll/stream-decoder.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 
@@ -152,7 +152,15 @@ describe("LinesAgainClient", () => {
     client.receive({ kind: "again", id, slot: 2, length: 5, state: "more" });
     expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).not.toBe(memory);
     held.written(); // the last use of it
-    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).toBe(memory);
+    const next = client.begin(worker, "h");
+    expect(fills().at(-AGAIN_SLOTS)?.memory).toBe(memory);
+    // Kept for a moment only: a memory not taken again within SPARE_KEPT_MS is let go.
+    const nextId = fills().at(-AGAIN_SLOTS)?.id as number;
+    next.close();
+    for (let slot = 0; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: nextId, slot, length: 0, state: "stopped" });
+    await sleep(SPARE_KEPT_MS + 100);
+    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).not.toBe(memory);
   });
 
   it("ends the writings of a thread that ended, a next() waiting on it at once", async () => {
