@@ -67,8 +67,12 @@ async function writeAgain(res: ServerResponse, again: LinesWrittenAgain, length:
   try {
     while (sent < length && !res.destroyed) {
       const piece = await again.next();
+      if (!piece) break;
       // Never more than the family's bytes: the response's length is promised.
-      if (!piece || sent + piece.bytes.length > length) break;
+      if (sent + piece.bytes.length > length) {
+        piece.written(); // not written: its slot is free
+        break;
+      }
       sent += piece.bytes.length;
       res.write(piece.bytes, () => piece.written());
     }

@@ -189,7 +189,8 @@ parentPort?.on("message", (message: DecoderRequest) => {
       return;
     case "again": {
       const { id, hash, slot, memory } = message;
-      const { length, state } = linesAgain.fill(id, hash, slot, memory);
+      // An answer being read comes first: a source's poll is never held up by plain scrapes.
+      const { length, state } = streams.size > 0 ? linesAgain.stop(id) : linesAgain.fill(id, hash, slot, memory);
       parentPort?.postMessage({ kind: "again", id, slot, length, state } satisfies DecoderReply);
       return;
     }

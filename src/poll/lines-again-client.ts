@@ -15,10 +15,44 @@ import { AGAIN_SLOT_BYTES, type AgainState } from "./lines-again.js";
 export const AGAIN_SLOTS = 3;
 /** How long a writing waits for the thread's next lines before it leaves the rest to the members. */
 export const AGAIN_WAIT_MS = 200;
-/** Memories kept for the next writings: a scrape's families are written one after another. */
-const SPARE_MEMORIES = 1;
-/** A spare memory not taken within this long is let go (3 MiB resident otherwise, until the next plain scrape). */
+/**
+ * Writings at once, each with its own memory of AGAIN_SLOTS slots: the memories are made once and
+ * reused (made afresh for each writing, shared memory that V8 does not count towards a collection
+ * piled up: GBs of RSS under thirty plain scrapers at once). A scrape whose family finds none free
+ * inflates it, as do scrapes beyond it; a scrape usually holds two (the next family begins while the
+ * socket still sends the last pieces of the one before).
+ */
+export const AGAIN_WRITINGS = 4;
+/** Free memories not taken again within this long are let go (3 MiB each, resident until the next plain scrape otherwise). */
 export const SPARE_KEPT_MS = 1000;
+
+/** The writings' memories: at most AGAIN_WRITINGS, reused, the free ones let go once idle. */
+class SlotMemories {
+  private readonly free: SharedArrayBuffer[] = [];
+  private taken = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  take(): SharedArrayBuffer | undefined {
+    const memory = this.free.pop();
+    if (memory) {
+      this.taken++;
+      return memory;
+    }
+    if (this.taken >= AGAIN_WRITINGS) return undefined;
+    this.taken++;
+    return new SharedArrayBuffer(AGAIN_SLOTS * AGAIN_SLOT_BYTES);
+  }
+
+  /** A memory back: nothing reads or writes it any more. */
+  give(memory: SharedArrayBuffer): void {
+    this.taken--;
+    this.free.push(memory);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.free.length = 0;
+    }, SPARE_KEPT_MS).unref();
+  }
+}
 
 type Reply = Extract<DecoderReply, { kind: "again" }>;
 
@@ -34,8 +68,8 @@ interface Writing {
   closed: boolean;
   /**
    * Slots handed out by next() and not handed back yet (a socket may still read them), and slots asked
-   * to be filled and not answered yet (the thread may still write them): the memory is reused for
-   * another writing only once both are none.
+   * to be filled and not answered yet (the thread may still write them; none once it ended): the memory
+   * is reused for another writing only once both are none.
    */
   out: number;
   asked: number;
@@ -50,13 +84,13 @@ interface Writing {
 export class LinesAgainClient {
   private readonly writings = new Map<number, Writing>();
   private nextId = 1;
-  private readonly spare: SharedArrayBuffer[] = [];
-  private spareTimer: NodeJS.Timeout | undefined;
+  private readonly memories = new SlotMemories();
 
-  /** Begins writing the family packed as `hash` again in `worker`. */
-  begin(worker: Worker, hash: string): LinesWrittenAgain {
+  /** Begins writing the family packed as `hash` again in `worker`; undefined when AGAIN_WRITINGS are under way. */
+  begin(worker: Worker, hash: string): LinesWrittenAgain | undefined {
+    const memory = this.memories.take();
+    if (!memory) return undefined;
     const id = this.nextId++;
-    const memory = this.spare.pop() ?? new SharedArrayBuffer(AGAIN_SLOTS * AGAIN_SLOT_BYTES);
     const writing: Writing = {
       worker,
       memory,
@@ -74,7 +108,7 @@ export class LinesAgainClient {
       settle: () => {
         if (!writing.closed || writing.out > 0 || writing.asked > 0 || this.writings.get(id) !== writing) return;
         this.writings.delete(id);
-        this.keepSpare(memory);
+        this.memories.give(memory);
       },
     };
     this.writings.set(id, writing);
@@ -123,15 +157,6 @@ export class LinesAgainClient {
     };
   }
 
-  private keepSpare(memory: SharedArrayBuffer): void {
-    if (this.spare.length >= SPARE_MEMORIES) return;
-    this.spare.push(memory);
-    clearTimeout(this.spareTimer);
-    this.spareTimer = setTimeout(() => {
-      this.spare.length = 0;
-    }, SPARE_KEPT_MS).unref();
-  }
-
   /**
    * The writing's next reply; undefined if the thread, asked to fill a slot, does not answer within
    * AGAIN_WAIT_MS, or the writing was closed. While the response holds every slot (a slow client), the
@@ -159,14 +184,15 @@ export class LinesAgainClient {
     else writing.replies.push(reply);
   }
 
-  /** The thread ended: its writings stop where they are (their memories are not reused). */
+  /** The thread ended: its writings stop where they are. */
   lost(worker: Worker): void {
-    for (const [id, writing] of this.writings) {
+    for (const writing of this.writings.values()) {
       if (writing.worker !== worker) continue;
-      this.writings.delete(id);
       writing.closed = true;
       writing.state = "stopped";
+      writing.asked = 0; // no answer comes now
       writing.waiting?.(undefined);
+      writing.settle(); // its memory back once the response took what it holds
     }
   }
 }

@@ -87,6 +87,16 @@ export class LinesAgain {
     return { length, state: writing.state };
   }
 
+  /**
+   * Stops writing `id` where it is: a poll is being read, which comes first (the scrape inflates the
+   * rest in the thread pool).
+   */
+  stop(id: number): { length: number; state: AgainState } {
+    const writing = this.writings.get(id);
+    if (writing) writing.state = "stopped";
+    return { length: 0, state: "stopped" };
+  }
+
   /** Forgets writing `id`. */
   end(id: number): void {
     this.writings.delete(id);

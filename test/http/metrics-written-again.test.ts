@@ -59,7 +59,9 @@ function watched(change?: (piece: AgainPiece, index: number) => AgainPiece | nul
         const piece = await writing.next();
         if (!piece) return piece;
         seen.pieces++;
-        return change ? change(piece, index++) : piece;
+        const changed = change ? change(piece, index++) : piece;
+        if (!changed) piece.written(); // dropped: its slot is free again
+        return changed;
       },
       close: () => {
         if (!closed) seen.closed++;

@@ -5,7 +5,13 @@ import { isPacked, type PackedLines } from "../../src/exposition/pack.js";
 import { type AgainPiece, type LinesWrittenAgain, plainText } from "../../src/exposition/unpack.js";
 import type { DecoderRequest } from "../../src/poll/decoder-messages.js";
 import { AGAIN_SLOT_BYTES } from "../../src/poll/lines-again.js";
-import { AGAIN_SLOTS, AGAIN_WAIT_MS, LinesAgainClient, SPARE_KEPT_MS } from "../../src/poll/lines-again-client.js";
+import {
+  AGAIN_SLOTS,
+  AGAIN_WAIT_MS,
+  AGAIN_WRITINGS,
+  LinesAgainClient,
+  SPARE_KEPT_MS,
+} from "../../src/poll/lines-again-client.js";
 import { StreamDecoder } from "../../src/poll/stream-decoder.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 
@@ -59,6 +65,24 @@ describe("a packed family written again by the streaming thread", () => {
     }
   }, 60_000);
 
+  it("writes nothing while the thread reads an answer (polls come first), and goes on once it is read", async () => {
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    try {
+      const [family] = await decodedFamilies(decoder, new TargetsRounds(5000).answer(0));
+      // Another source's poll under way (its own table: this family's stays kept).
+      const other = decoder.openStream("targets", decodeOptions({ labelPrefix: 'source="other"' }));
+      expect(await other.write(Buffer.from(new TargetsRounds(3000).answer(0)).subarray(0, 100_000))).toBe(true);
+      const during = await readAll(decoder.writeAgain(family as PackedLines) as LinesWrittenAgain);
+      expect(during).toMatchObject({ pieces: 0, end: undefined });
+      other.abort();
+      const after = await readAll(decoder.writeAgain(family as PackedLines) as LinesWrittenAgain);
+      expect(after.end).toBeNull();
+      expect(after.bytes.equals(await plainText([family as PackedLines]))).toBe(true);
+    } finally {
+      await (decoder as unknown as { worker?: Worker }).worker?.terminate();
+    }
+  }, 60_000);
+
   it("stops a writing when its thread ends", async () => {
     const decoder = new StreamDecoder(() => 320 * 2 ** 20);
     const [family] = await decodedFamilies(decoder, new TargetsRounds(40_000).answer(0));
@@ -86,7 +110,7 @@ describe("LinesAgainClient", () => {
   it("asks for every slot at once, and for a slot again only once its piece was handed back", async () => {
     const { worker, fills } = notingWorker();
     const client = new LinesAgainClient();
-    const writing = client.begin(worker, "h");
+    const writing = client.begin(worker, "h") as LinesWrittenAgain;
     expect(fills().map((f) => f.slot)).toEqual([...Array(AGAIN_SLOTS).keys()]);
     expect(fills()[0]?.memory).toBeInstanceOf(SharedArrayBuffer);
     expect(
@@ -111,13 +135,13 @@ describe("LinesAgainClient", () => {
   it("waits for the thread no longer than AGAIN_WAIT_MS, but as long as the response holds every slot", async () => {
     const { worker, fills } = notingWorker();
     const client = new LinesAgainClient();
-    const slow = client.begin(worker, "h");
+    const slow = client.begin(worker, "h") as LinesWrittenAgain;
     const asked = Date.now();
     expect(await slow.next()).toBeUndefined(); // the thread said nothing: the rest from the members
     expect(Date.now() - asked).toBeGreaterThanOrEqual(AGAIN_WAIT_MS - 5);
     slow.close();
 
-    const held = client.begin(worker, "h");
+    const held = client.begin(worker, "h") as LinesWrittenAgain;
     const id = fills().at(-1)?.id as number;
     const pieces: AgainPiece[] = [];
     for (let slot = 0; slot < AGAIN_SLOTS; slot++) {
@@ -139,36 +163,60 @@ describe("LinesAgainClient", () => {
     held.close();
   });
 
-  it("gives a writing's memory to the next one only once no slot of it is held or being filled", async () => {
+  it("reuses at most AGAIN_WRITINGS memories, each only once no slot of it is held or being filled", async () => {
     const { worker, fills } = notingWorker();
     const client = new LinesAgainClient();
-    const first = client.begin(worker, "h");
-    const { id, memory } = fills()[0] as { id: number; memory: SharedArrayBuffer };
+    const firstMemory = () => fills().at(-AGAIN_SLOTS) as { id: number; memory: SharedArrayBuffer };
+    const first = client.begin(worker, "h") as LinesWrittenAgain;
+    const { id, memory } = firstMemory();
     client.receive({ kind: "again", id, slot: 0, length: 1, state: "more" });
     const held = (await first.next()) as AgainPiece;
     first.close(); // the response still writes slot 0; slots 1 and 2 are being filled
-    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).not.toBe(memory);
+    const others: LinesWrittenAgain[] = [];
+    const memories = new Set([memory]);
+    for (let i = 1; i < AGAIN_WRITINGS; i++) {
+      others.push(client.begin(worker, "h") as LinesWrittenAgain);
+      memories.add(firstMemory().memory);
+    }
+    expect(memories.size).toBe(AGAIN_WRITINGS);
+    // All taken: the next scrape's family is inflated.
+    expect(client.begin(worker, "h")).toBeUndefined();
     client.receive({ kind: "again", id, slot: 1, length: 5, state: "more" });
     client.receive({ kind: "again", id, slot: 2, length: 5, state: "more" });
-    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).not.toBe(memory);
+    expect(client.begin(worker, "h")).toBeUndefined(); // slot 0 is still the response's
     held.written(); // the last use of it
-    const next = client.begin(worker, "h");
-    expect(fills().at(-AGAIN_SLOTS)?.memory).toBe(memory);
-    // Kept for a moment only: a memory not taken again within SPARE_KEPT_MS is let go.
-    const nextId = fills().at(-AGAIN_SLOTS)?.id as number;
-    next.close();
-    for (let slot = 0; slot < AGAIN_SLOTS; slot++)
-      client.receive({ kind: "again", id: nextId, slot, length: 0, state: "stopped" });
+    const next = client.begin(worker, "h") as LinesWrittenAgain;
+    expect(firstMemory().memory).toBe(memory);
+    // Free memories are kept for a moment only: one not taken again within SPARE_KEPT_MS is let go.
+    for (const writing of [next, ...others]) writing.close();
+    for (const f of fills().filter((f) => f.id > id))
+      client.receive({ kind: "again", id: f.id, slot: f.slot, length: 0, state: "stopped" });
     await sleep(SPARE_KEPT_MS + 100);
-    expect(client.begin(worker, "h") && fills().at(-AGAIN_SLOTS)?.memory).not.toBe(memory);
+    client.begin(worker, "h");
+    expect(memories.has(firstMemory().memory)).toBe(false);
+  });
+
+  it("takes a memory back from a thread that ended once the response took what it holds", async () => {
+    const { worker, fills } = notingWorker();
+    const client = new LinesAgainClient();
+    const writing = client.begin(worker, "h") as LinesWrittenAgain;
+    const { id, memory } = fills()[0] as { id: number; memory: SharedArrayBuffer };
+    client.receive({ kind: "again", id, slot: 0, length: 1, state: "more" });
+    const held = (await writing.next()) as AgainPiece;
+    client.lost(worker);
+    for (let i = 1; i < AGAIN_WRITINGS; i++) client.begin(worker, "h");
+    expect(client.begin(worker, "h")).toBeUndefined();
+    held.written();
+    expect(client.begin(worker, "h")).toBeDefined();
+    expect(fills().at(-AGAIN_SLOTS)?.memory).toBe(memory);
   });
 
   it("ends the writings of a thread that ended, a next() waiting on it at once", async () => {
     const { worker } = notingWorker();
     const other = notingWorker().worker;
     const client = new LinesAgainClient();
-    const writing = client.begin(worker, "h");
-    const elsewhere = client.begin(other, "h");
+    const writing = client.begin(worker, "h") as LinesWrittenAgain;
+    const elsewhere = client.begin(other, "h") as LinesWrittenAgain;
     const waiting = writing.next();
     client.lost(worker);
     expect(await waiting).toBeUndefined();
