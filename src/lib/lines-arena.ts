@@ -201,42 +201,23 @@ export class LinesArena implements ByteArena {
   *pieces(family: FamilyBlocks, pieceBytes: number, writeValue: ValueWriter): Generator<Uint8Array> {
     const { start, offsets, lengths, values } = family;
     const n = values.length;
-    const { memory, bytes, outAt, results, lines, ...batch } = this.scratch(start, pieceBytes);
-
-    let offset = 0;
-    for (let first = 0; first < n; first += BATCH) {
-      const count = Math.min(BATCH, n - first);
-      for (let j = 0; j < count; j++) batch.offsets[j] = BASE + (offsets[first + j] as number);
-      batch.lengths.set(lengths.subarray(first, first + count));
-      batch.values.set(values.subarray(first, first + count));
-      let j = 0; // within the batch
-      while (j < count) {
-        offset += lines(j, count, outAt + offset, pieceBytes - offset);
-        j = results[NEXT / 4] as number;
-        const stopped = results[STOPPED / 4] as number;
-        if (stopped !== ROOM && stopped !== VALUE) break;
-        if (stopped === ROOM && offset > 0) {
-          yield Buffer.from(memory, outAt, offset);
-          offset = 0;
-          continue;
-        }
-        // The line in JavaScript: its value needs JavaScript's formatting, or it is longer than a piece.
-        const k = first + j;
-        const line = this.line(start, offsets[k] as number, lengths[k] as number, values[k] as number, writeValue);
-        j++;
-        if (offset + line.length > pieceBytes) {
-          if (offset > 0) yield Buffer.from(memory, outAt, offset);
-          offset = 0;
-          if (line.length > pieceBytes) {
-            yield line;
-            continue;
-          }
-        }
-        bytes.set(line, outAt + offset);
-        offset += line.length;
+    const batch: LinesBatch = (first, count, batchOffsets, batchLengths, batchValues) => {
+      batchOffsets.set(offsets.subarray(first, first + count));
+      batchLengths.set(lengths.subarray(first, first + count));
+      batchValues.set(values.subarray(first, first + count));
+    };
+    for (let k = 0; k < n; ) {
+      const written = this.writeLines(start, n, batch, k, pieceBytes, writeValue);
+      k = written.next;
+      if (written.length > 0) {
+        yield Buffer.from(written.memory, written.at, written.length);
+        continue;
       }
+      if (k >= n) break; // the lines left have no value
+      // Line k is longer than a piece: a piece of its own, written in JavaScript.
+      yield this.line(start, offsets[k] as number, lengths[k] as number, values[k] as number, writeValue);
+      k++;
     }
-    if (offset > 0) yield Buffer.from(memory, outAt, offset);
   }
 
   /**
@@ -254,34 +235,55 @@ export class LinesArena implements ByteArena {
     out: Uint8Array,
     writeValue: ValueWriter,
   ): { next: number; length: number } {
-    const room = out.length;
+    const { next, length, memory, at } = this.writeLines(start, count, batch, from, out.length, writeValue);
+    out.set(new Uint8Array(memory, at, length));
+    return { next, length };
+  }
+
+  /**
+   * Writes lines `from`, `from + 1`, … into the memory after the blocks, as many whole lines as fit in
+   * `room`: where they are (`at` in `memory`), how many bytes, and the line to write next. A line whose
+   * value needs JavaScript's formatting is written by `writeValue`; one longer than `room` is not written.
+   */
+  private writeLines(
+    start: Uint8Array,
+    count: number,
+    batch: LinesBatch,
+    from: number,
+    room: number,
+    writeValue: ValueWriter,
+  ) {
     const { memory, bytes, outAt, results, lines, offsets, lengths, values } = this.scratch(start, room);
     let length = 0;
     let k = from;
-    while (k < count) {
+    let full = false;
+    while (k < count && !full) {
       const n = Math.min(BATCH, count - k);
       batch(k, n, offsets, lengths, values);
       for (let j = 0; j < n; j++) offsets[j] = BASE + (offsets[j] as number);
-      length += lines(0, n, outAt + length, room - length);
-      const j = results[NEXT / 4] as number;
-      const stopped = results[STOPPED / 4] as number;
+      let j = 0; // within the batch, which is gathered once however many lines JavaScript writes
+      while (j < n) {
+        length += lines(j, n, outAt + length, room - length);
+        j = results[NEXT / 4] as number;
+        const stopped = results[STOPPED / 4] as number;
+        full = stopped === ROOM;
+        if (stopped !== VALUE) break; // the batch is written, or the room is full
+        const line = this.line(
+          start,
+          (offsets[j] as number) - BASE,
+          lengths[j] as number,
+          values[j] as number,
+          writeValue,
+        );
+        full = length + line.length > room;
+        if (full) break;
+        bytes.set(line, outAt + length);
+        length += line.length;
+        j++;
+      }
       k += j;
-      if (stopped === ROOM) break;
-      if (stopped !== VALUE) continue; // the batch is written
-      const line = this.line(
-        start,
-        (offsets[j] as number) - BASE,
-        lengths[j] as number,
-        values[j] as number,
-        writeValue,
-      );
-      if (length + line.length > room) break;
-      bytes.set(line, outAt + length);
-      length += line.length;
-      k++;
     }
-    out.set(new Uint8Array(memory, outAt, length));
-    return { next: k, length };
+    return { next: k, length, memory, at: outAt };
   }
 
   /** A line written in JavaScript into memory of its own: `start`, the block, `} `, the value, a newline. */

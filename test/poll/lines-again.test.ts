@@ -205,4 +205,26 @@ describe("LinesArena.fill", () => {
       { numRuns: 150 },
     );
   });
+
+  it("gathers each batch of lines once, however many of them JavaScript writes", () => {
+    // Every value needs JavaScript's formatting (an exponent): each line stops the WebAssembly writer.
+    const arena = LinesArena.create() as LinesArena;
+    const n = 20_000;
+    const block = Buffer.from('instance="host"');
+    const at = arena.reserve(block.length);
+    block.copy(arena.bytes, at);
+    let gathered = 0;
+    const batch = (first: number, count: number, o: Int32Array, l: Int32Array, v: Float64Array) => {
+      gathered += count;
+      o.fill(at, 0, count);
+      l.fill(block.length, 0, count);
+      v.fill(1e-7 * (first + 1), 0, count);
+    };
+    const start = Buffer.from("promstatus_target_scrape_duration_seconds{");
+    const out = new Uint8Array(2 ** 20);
+    let calls = 0;
+    for (let next = 0; next < n; calls++) next = arena.fill(start, n, batch, next, out, writeValue).next;
+    // Each call gathers from where it starts: at most a batch (4096 lines) more than it writes.
+    expect(gathered).toBeLessThanOrEqual(n + calls * 4096);
+  });
 });
