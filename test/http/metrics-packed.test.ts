@@ -13,6 +13,7 @@ import { waitFor } from "../harness/processes.js";
 import { appServing } from "../helpers/app.js";
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf } from "../helpers/exposition.js";
+import { hangUpAfterFirstBytes } from "../helpers/hang-up.js";
 import { promtoolCheckMetrics } from "../helpers/promtool.js";
 
 // /metrics over families a decoder thread packed into gzip members (exposition/pack.ts): gzip scrapes
@@ -186,15 +187,7 @@ describe("/metrics over packed families", () => {
 
   it("stops inflating when the client hangs up, and goes on serving", async () => {
     const { packed, taken, url } = await serveLarge();
-    await new Promise<void>((resolve, reject) => {
-      const req = get(url, { headers: { "accept-encoding": "identity" } }, (res) => {
-        res.once("data", () => {
-          req.destroy();
-          resolve();
-        });
-      });
-      req.on("error", (error) => (req.destroyed ? undefined : reject(error)));
-    });
+    await hangUpAfterFirstBytes(url);
     await settled(taken);
     expect(taken.size).toBeLessThan(packed.members.length / 2);
     const next = await rawGet(url, { "accept-encoding": "gzip" }); // nothing packed is gzip-ready here: plain

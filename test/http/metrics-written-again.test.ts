@@ -13,6 +13,7 @@ import { waitFor } from "../harness/processes.js";
 import { appServing } from "../helpers/app.js";
 import { sourceConfig } from "../helpers/config.js";
 import { decodeOptions } from "../helpers/decode-options.js";
+import { hangUpAfterFirstBytes } from "../helpers/hang-up.js";
 
 // A plain scrape whose per-target families the decoder thread writes again (exposition-body.ts
 // sendPlain, poll/lines-again.ts): the same bytes as the gzip scrape, whether the thread writes all of a
@@ -172,15 +173,7 @@ describe("a plain scrape of families written again", () => {
   it("ends the writing when the client goes, and goes on serving", async () => {
     const { seen, writeAgain } = watched();
     const url = await serve(writeAgain);
-    await new Promise<void>((resolve, reject) => {
-      const req = get(url, { headers: { "accept-encoding": "identity" } }, (res) => {
-        res.once("data", () => {
-          req.destroy();
-          resolve();
-        });
-      });
-      req.on("error", (error) => (req.destroyed ? undefined : reject(error)));
-    });
+    await hangUpAfterFirstBytes(url);
     await waitFor("the writing closed", async () => (seen.closed === seen.writings ? true : undefined), 5000, 10);
     const pieces = seen.pieces;
     expect(pieces).toBeLessThan(12);
