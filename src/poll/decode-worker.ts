@@ -5,6 +5,7 @@ import { PackCache } from "../exposition/pack-cache.js";
 import { BoundedMap } from "../lib/bounded-map.js";
 import { release } from "../lib/release-memory.js";
 import { excerpt } from "../upstream/excerpt.js";
+import { AnswerInput } from "./answer-input.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
@@ -49,7 +50,10 @@ function handOver(result: DecodeResult | PackedResult): PackedResult {
 }
 
 /** Sends a result, its buffers moved. */
-function reply(to: { kind: "result" } | { kind: "streamed"; id: number }, decoded: DecodeResult | PackedResult): void {
+function reply(
+  to: { kind: "result" } | { kind: "streamed"; id: number; tail: string },
+  decoded: DecodeResult | PackedResult,
+): void {
   let result: PackedResult;
   try {
     result = handOver(decoded);
@@ -68,11 +72,24 @@ function reply(to: { kind: "result" } | { kind: "streamed"; id: number }, decode
 const heapBytes = () => getHeapStatistics().total_heap_size;
 
 /** Answers being streamed to this thread, by id, with the labels naming their source. */
-const streams = new Map<number, { decoder: ChunkDecoder; source: string; unacknowledged: number }>();
+const streams = new Map<number, { decoder: ChunkDecoder; input: AnswerInput; source: string }>();
 // Chunks are acknowledged together, once this much was read (a socket's ~64 KiB each: a message per
 // read cost the thread ~25 ms per 100k-target poll), and at once when the reader gives up. Well below
 // the main thread's high-water mark (stream-decoder.ts), so its fetch never waits on an ack held here.
 const ACK_BYTES = 2 ** 20;
+
+/** Acknowledges answer `id`'s chunks as they are read: ACK_BYTES at a time, and at once when no more are wanted. */
+function acknowledger(id: number): (bytes: number, more: boolean) => void {
+  let unacknowledged = 0;
+  let gaveUp = false;
+  return (bytes, more) => {
+    unacknowledged += bytes;
+    if (gaveUp || (more && unacknowledged < ACK_BYTES)) return;
+    gaveUp = !more;
+    parentPort?.postMessage({ kind: "ack", id, bytes: unacknowledged, gaveUp } satisfies DecoderReply);
+    unacknowledged = 0;
+  };
+}
 
 /** The large families of the last answers, packed: a family of the same bytes is not compressed again. */
 const packed = new PackCache();
@@ -107,6 +124,7 @@ const linesAgain = new LinesAgain(function* () {
 function finishStream(id: number): PackedResult | undefined {
   const stream = streams.get(id);
   streams.delete(id);
+  if (stream?.input.failure) return { ok: false, ...stream.input.failure };
   try {
     const done = stream?.decoder.finishPacked(
       packFamily(stream.source),
@@ -150,41 +168,44 @@ parentPort?.on("message", (message: DecoderRequest) => {
       );
       return;
     case "open": {
-      const spec = ENDPOINTS[message.endpoint];
-      const decoder = spec.stream?.(message.options, memory);
-      if (decoder) streams.set(message.id, { decoder, source: message.options.labelPrefix, unacknowledged: 0 });
+      const { id, endpoint, options } = message;
+      const decoder = ENDPOINTS[endpoint].stream?.(options, memory);
+      if (decoder)
+        streams.set(id, { decoder, input: new AnswerInput(decoder, acknowledger(id)), source: options.labelPrefix });
       return;
     }
+    case "input":
+      streams.get(message.id)?.input.encoding(message.encoding);
+      return;
     case "chunks": {
-      const stream = streams.get(message.id);
-      let bytes = stream?.unacknowledged ?? 0;
-      let more = stream !== undefined;
-      for (const chunk of message.bytes) {
-        bytes += chunk.byteLength;
-        if (more) more = stream?.decoder.write(chunk) ?? false;
-        release(chunk); // read (copied into the reader's window, or carried): not needed any more
-      }
-      if (stream && more && bytes < ACK_BYTES) {
-        stream.unacknowledged = bytes;
+      const input = streams.get(message.id)?.input;
+      if (!input) {
+        for (const chunk of message.bytes) release(chunk);
+        parentPort?.postMessage({ kind: "ack", id: message.id, bytes: 0, gaveUp: true });
         return;
       }
-      if (stream) stream.unacknowledged = 0;
-      parentPort?.postMessage({ kind: "ack", id: message.id, bytes, gaveUp: !more });
+      for (const chunk of message.bytes) input.write(chunk);
       return;
     }
     case "end": {
-      const result = finishStream(message.id);
-      if (result === undefined)
-        parentPort?.postMessage({
-          kind: "gave-up",
-          id: message.id,
-          heapBytes: heapBytes(),
-          keptBytes: keptBySource.bytes,
-        });
-      else reply({ kind: "streamed", id: message.id }, result);
+      const { id } = message;
+      const input = streams.get(id)?.input;
+      if (!input) {
+        parentPort?.postMessage({ kind: "gave-up", id, heapBytes: heapBytes(), keptBytes: keptBySource.bytes });
+        return;
+      }
+      input.end(() => {
+        if (streams.get(id)?.input !== input) return; // dropped meanwhile
+        const { tail } = input;
+        const result = finishStream(id);
+        if (result === undefined)
+          parentPort?.postMessage({ kind: "gave-up", id, heapBytes: heapBytes(), keptBytes: keptBySource.bytes });
+        else reply({ kind: "streamed", id, tail }, result);
+      });
       return;
     }
     case "drop":
+      streams.get(message.id)?.input.drop();
       streams.delete(message.id);
       return;
     case "again": {

@@ -1,5 +1,6 @@
 import type { Endpoint } from "../config/types.js";
 import type { Families } from "../exposition/pack.js";
+import type { InputEncoding } from "./answer-input.js";
 import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
 import type { AgainState } from "./lines-again.js";
 
@@ -9,6 +10,8 @@ export type DecoderRequest =
   | { kind: "job"; job: DecodeJob }
   /** An answer that will come chunk by chunk, under `id`. */
   | { kind: "open"; id: number; endpoint: Endpoint; options: DecodeOptions }
+  /** How the answer's chunks come (plain unless said): before its first chunk. */
+  | { kind: "input"; id: number; encoding: InputEncoding }
   /** The answer's next chunks, in order. */
   | { kind: "chunks"; id: number; bytes: Uint8Array[] }
   /** The last chunk was sent: the result, please. */
@@ -41,7 +44,8 @@ export type DecoderReply =
   /** `bytes` of chunks were read since the last ack; `gaveUp`: the reader gave up on the answer (the rest need not be sent). */
   | { kind: "ack"; id: number; bytes: number; gaveUp: boolean }
   /** `keptBytes`: what the thread keeps of its sources for their next answers (their series). */
-  | { kind: "streamed"; id: number; result: PackedResult; heapBytes: number; keptBytes?: number }
+  /** `tail`: the answer's last bytes (gunzipped), for the flavor clue at its end. */
+  | { kind: "streamed"; id: number; result: PackedResult; tail: string; heapBytes: number; keptBytes?: number }
   /** The streamed answer was not in a shape the reader handles: the reference path decides. */
   | { kind: "gave-up"; id: number; heapBytes: number; keptBytes?: number }
   /** Slot `slot`'s first `length` bytes are the next lines of writing `id`; how the writing goes on. */

@@ -5,7 +5,6 @@ import { type EndpointSummary, summarizeSamples } from "../convert/endpoint-summ
 import type { ReplicaFacts } from "../convert/replica-facts.js";
 import type { Families } from "../exposition/pack.js";
 import { renderSampleSet, renderSamples, sourceLabelPrefix } from "../exposition/text-format.js";
-import { LastBytes } from "../lib/last-bytes.js";
 import { classifyError } from "../upstream/classify-error.js";
 import { fetchBody, type Received, streamBody } from "../upstream/client.js";
 import { PollError } from "../upstream/poll-error.js";
@@ -13,7 +12,7 @@ import { type DecodePool, decodePool } from "./decode-pool.js";
 import type { DecodeOptions, ParseBudget, RequestTiming } from "./decode-types.js";
 import type { PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS, type EndpointSpec, supportedSample } from "./endpoints.js";
-import { answerClue, clusterClue, type FlavorClue, refusalClue, TAIL_BYTES, targetsEndClue } from "./flavor-clues.js";
+import { answerClue, clusterClue, type FlavorClue, refusalClue, targetsEndClue } from "./flavor-clues.js";
 import { overSeriesLimit } from "./series-limit.js";
 
 export type PollOutcome =
@@ -215,9 +214,8 @@ function supportedLines(endpoint: Endpoint, labelPrefix: string): Uint8Array {
 }
 
 /**
- * The answer streamed to a decoder thread as it arrives; "gave-up" when its reader gave up on it.
- * `onTail` gets the answer's last bytes (TAIL_BYTES at most, copied as the chunks pass: a chunk may move
- * to the decoder's thread).
+ * The answer streamed to a decoder thread as it arrives (a gzip answer is gunzipped there); "gave-up"
+ * when its reader gave up on it. `onTail` gets the answer's last bytes (TAIL_BYTES at most, gunzipped).
  */
 async function streamed(
   decoder: DecodePool,
@@ -230,17 +228,17 @@ async function streamed(
 ): Promise<[PackedResult | "gave-up", Received]> {
   const stream = decoder.openStream(endpoint, options);
   let received: Received;
-  const tail = new LastBytes(TAIL_BYTES);
   try {
-    received = await streamBody(url, fetchOptions, (chunk) => {
-      tail.keep(chunk);
-      return stream.write(chunk);
+    received = await streamBody(url, fetchOptions, {
+      begin: (input) => stream.begin(input),
+      piece: (chunk) => stream.write(chunk),
     });
   } catch (error) {
     stream.abort();
     throw error;
   }
-  onTail(tail.bytes().toString("latin1"));
   const end = await stream.end(timeLeft());
-  return [end.gaveUp ? "gave-up" : end.result, received];
+  if (end.gaveUp) return ["gave-up", received];
+  onTail(end.tail);
+  return [end.result, received];
 }

@@ -2,22 +2,26 @@ import type { Worker } from "node:worker_threads";
 import type { Endpoint } from "../config/types.js";
 import type { PackedLines } from "../exposition/pack.js";
 import type { LinesWrittenAgain } from "../exposition/unpack.js";
+import type { InputEncoding } from "./answer-input.js";
 import type { DecodeOptions, DecodeResult } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { LinesAgainClient } from "./lines-again-client.js";
 import { ownMemory, transferList } from "./transferable.js";
 import { idleExitMs, startDecoderThread, threadFailure, WARM_HEAP_LIMIT } from "./worker-thread.js";
 
-/** How a streamed answer ended: decoded, or left to the reference path. */
-export type StreamEnd = { gaveUp: false; result: PackedResult } | { gaveUp: true };
+/** How a streamed answer ended: decoded (with its last bytes, `tail`), or left to the reference path. */
+export type StreamEnd = { gaveUp: false; result: PackedResult; tail: string } | { gaveUp: true };
 
 /** One answer being streamed to the decoder thread. */
 export interface DecodeStream {
+  /** Says how the chunks come (plain unless said; gzip ones are gunzipped by the thread): before the first chunk. */
+  begin(encoding: InputEncoding): void;
   /**
-   * Hands a chunk over (it is moved, or copied when it shares memory); resolves once the thread has room
-   * for more, to false if the reader gave up on the answer (the rest need not be fetched).
+   * Hands a chunk over (it is moved, or copied when it shares memory): true while the thread has room
+   * for more, else a promise of that; false (or a promise of it) if the reader gave up on the answer
+   * (the rest need not be fetched).
    */
-  write(chunk: Uint8Array): Promise<boolean>;
+  write(chunk: Uint8Array): boolean | Promise<boolean>;
   /** The result, once the last chunk was handed over; the timeout result if it is not there within `timeoutMs`. */
   end(timeoutMs: number): Promise<StreamEnd>;
   /** Forgets the answer (its fetch failed). */
@@ -63,6 +67,7 @@ function dropGroup(state: Open): Uint8Array[] {
 
 const timedOut = (timeoutMs: number): StreamEnd => ({
   gaveUp: false,
+  tail: "",
   result: {
     ok: false,
     reason: "timeout",
@@ -121,8 +126,19 @@ export class StreamDecoder {
       this.send(worker, { kind: "drop", id });
       this.idle();
     };
+    const hasRoom = async () => {
+      while (state.pending > HIGH_WATER_BYTES && !state.gaveUp && this.open.has(id)) {
+        await new Promise<void>((resolve) => {
+          state.onAck = resolve;
+        });
+      }
+      return !state.gaveUp && this.open.has(id);
+    };
     return {
-      write: async (chunk) => {
+      begin: (encoding) => {
+        if (this.open.has(id)) this.send(worker, { kind: "input", id, encoding });
+      },
+      write: (chunk) => {
         if (state.gaveUp || !this.open.has(id)) return false;
         const bytes = ownMemory(chunk);
         state.pending += bytes.byteLength;
@@ -130,16 +146,12 @@ export class StreamDecoder {
         state.groupBytes += bytes.byteLength;
         if (state.groupBytes >= GROUP_BYTES) this.sendGroup(worker, id, state);
         else state.sendAtTurnEnd ??= setImmediate(() => this.sendGroup(worker, id, state));
-        while (state.pending > HIGH_WATER_BYTES && !state.gaveUp && this.open.has(id)) {
-          await new Promise<void>((resolve) => {
-            state.onAck = resolve;
-          });
-        }
-        return !state.gaveUp && this.open.has(id);
+        // Most chunks find room: no promise for them (a 100k-target answer comes in ~1200 pieces).
+        return state.pending > HIGH_WATER_BYTES ? hasRoom() : true;
       },
       end: (timeoutMs) => {
         if (!this.open.has(id)) {
-          if (state.failure) return Promise.resolve({ gaveUp: false, result: state.failure });
+          if (state.failure) return Promise.resolve({ gaveUp: false, result: state.failure, tail: "" });
           return Promise.resolve(state.gaveUp ? { gaveUp: true } : timedOut(timeoutMs));
         }
         return new Promise<StreamEnd>((resolve) => {
@@ -196,7 +208,7 @@ export class StreamDecoder {
         dropGroup(state);
         state.failure = result;
         state.onAck?.();
-        state.onEnd?.({ gaveUp: false, result });
+        state.onEnd?.({ gaveUp: false, result, tail: "" });
       }
     };
     worker.on("error", (err: NodeJS.ErrnoException) => fail(threadFailure(err, this.memoryLimit())));
@@ -230,7 +242,9 @@ export class StreamDecoder {
     this.open.delete(reply.id);
     this.heapBytes = reply.heapBytes;
     this.keptBytes = reply.keptBytes ?? 0;
-    state.onEnd?.(reply.kind === "gave-up" ? { gaveUp: true } : { gaveUp: false, result: reply.result });
+    state.onEnd?.(
+      reply.kind === "gave-up" ? { gaveUp: true } : { gaveUp: false, result: reply.result, tail: reply.tail },
+    );
     this.idle();
   }
 

@@ -1,9 +1,11 @@
 import type { HeapInfo } from "node:v8";
 import { type Worker, Worker as WorkerThread } from "node:worker_threads";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { targetsAnswer } from "../../scripts/bench/generate.js";
 import { isPacked } from "../../src/exposition/pack.js";
 import { plainText } from "../../src/exposition/unpack.js";
+import { TAIL_BYTES } from "../../src/poll/flavor-clues.js";
 import { StreamDecoder } from "../../src/poll/stream-decoder.js";
 import { decodeTargetsFast } from "../../src/poll/targets-fast-path.js";
 import { waitFor } from "../harness/processes.js";
@@ -28,6 +30,7 @@ describe("StreamDecoder", () => {
     const end = await stream.end(1);
     expect(end).toEqual({
       gaveUp: false,
+      tail: "",
       result: {
         ok: false,
         reason: "timeout",
@@ -169,5 +172,48 @@ describe("StreamDecoder", () => {
     expect(end.result.families.map(([name]) => name)).toEqual(expected.map(([name]) => name));
     for (const [i, [, lines]] of end.result.families.entries())
       expect((await plainText([lines])).equals(Buffer.from((expected[i] as [string, Uint8Array])[1]))).toBe(true);
+  });
+
+  it("gunzips a gzip answer in the thread: the same families and last bytes as the plain answer", async () => {
+    const text = Buffer.from(targetsAnswer(3000));
+    const zipped = gzipSync(text);
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    const plainEnd = await decodeOn(decoder, text);
+    const stream = decoder.openStream("targets", options);
+    stream.begin({ gzip: { maxBytes: 2 ** 30, tooLarge: "too large" } });
+    for (let at = 0; at < zipped.length; at += 1000) await stream.write(Buffer.from(zipped.subarray(at, at + 1000)));
+    const end = await stream.end(60_000);
+    if (end.gaveUp || !end.result.ok || plainEnd.gaveUp || !plainEnd.result.ok) throw new Error("not decoded");
+    expect(end.tail).toBe(text.subarray(text.length - TAIL_BYTES).toString("latin1"));
+    expect(end.tail).toBe(plainEnd.tail);
+    expect(end.result.families.map(([name]) => name)).toEqual(plainEnd.result.families.map(([name]) => name));
+    for (const [i, [, lines]] of end.result.families.entries()) {
+      const [, expected] = plainEnd.result.families[i] as [string, Parameters<typeof plainText>[0][number]];
+      expect((await plainText([lines])).equals(await plainText([expected]))).toBe(true);
+    }
+  });
+
+  it("fails a gzip answer the thread cannot gunzip with what zlib says, and past its bound too_large", async () => {
+    const decoder = new StreamDecoder(() => 320 * 2 ** 20);
+    const corrupt = decoder.openStream("targets", options);
+    corrupt.begin({ gzip: { maxBytes: 2 ** 30, tooLarge: "too large" } });
+    await corrupt.write(Buffer.from("not gzip at all"));
+    expect(await corrupt.end(60_000)).toMatchObject({
+      gaveUp: false,
+      result: { ok: false, reason: "invalid_json", message: "answer is not valid gzip: incorrect header check" },
+    });
+    const bomb = decoder.openStream("targets", options);
+    bomb.begin({ gzip: { maxBytes: 100_000, tooLarge: "answer larger than 100000 bytes after decompression" } });
+    // The thread says it wants no more: the rest of the answer need not be fetched.
+    await waitFor(
+      "the thread to want no more",
+      async () => ((await bomb.write(gzipSync(Buffer.from(targetsAnswer(500))))) ? undefined : true),
+      10_000,
+      1,
+    );
+    expect(await bomb.end(60_000)).toMatchObject({
+      gaveUp: false,
+      result: { ok: false, reason: "too_large", message: "answer larger than 100000 bytes after decompression" },
+    });
   });
 });

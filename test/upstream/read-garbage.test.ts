@@ -50,17 +50,29 @@ describe("reading an answer", () => {
   ] as const)("frees the buffers of its pieces as it reads (%s)", async (_, compression) => {
     const held = peakAbove();
     let bytes = 0;
+    let gzip: unknown;
     const received = await streamBody(
       url,
       { timeoutMs: 60_000, maxBytes: 2 ** 30, http: httpConfig(compression) },
-      (chunk) => {
-        bytes += chunk.length;
-        held.sample();
-        return Promise.resolve(true);
+      {
+        begin: (input) => {
+          gzip = input.gzip;
+        },
+        piece: (chunk) => {
+          bytes += chunk.length;
+          held.sample();
+          return true;
+        },
       },
     );
     expect(received.stopped).toBe(false);
-    expect(bytes).toBe(ANSWER.length);
+    // The pieces as they came over the wire: a gzip answer is gunzipped by its reader.
+    expect(bytes).toBe(compression === "gzip" ? ZIPPED.length : ANSWER.length);
+    expect(gzip).toEqual(
+      compression === "gzip"
+        ? { maxBytes: 2 ** 30, tooLarge: expect.stringContaining("after decompression") }
+        : undefined,
+    );
     // Each piece is a buffer of its own (64 KiB): a few MiB of them at once (with those the streams still
     // hold when the machine is busy: 3-16 MB here), not tens of MB (plain: 35-94 MB when left to the
     // collector; gunzipping makes JS garbage enough for V8 to collect on its own, 6-11 MB either way).

@@ -28,10 +28,17 @@ describe("streamBody", () => {
   it("fails timeout at the deadline while its consumer makes it wait", async () => {
     const started = performance.now();
     let pieces = 0;
-    const failure = await streamBody(url, { timeoutMs: 300, maxBytes: 2 ** 30 }, () => {
-      pieces++;
-      return new Promise<boolean>(() => {}); // never has room again
-    }).catch((error: unknown) => error);
+    const failure = await streamBody(
+      url,
+      { timeoutMs: 300, maxBytes: 2 ** 30 },
+      {
+        begin: () => {},
+        piece: () => {
+          pieces++;
+          return new Promise<boolean>(() => {}); // never has room again
+        },
+      },
+    ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PollError);
     expect((failure as PollError).reason).toBe("timeout");
     expect(pieces).toBe(1);
