@@ -39,6 +39,8 @@ export class AnswerInput {
   private tooLarge = "";
   private readonly last = new LastBytes(TAIL_BYTES);
   private stopped = false;
+  /** Whether the last piece was written (end). */
+  private ending = false;
   /** Why the answer cannot be read (not valid gzip, too large once gunzipped), once known. */
   failure: InputFailure | undefined;
 
@@ -56,6 +58,11 @@ export class AnswerInput {
     this.tooLarge = gzip.tooLarge;
     const inflate = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
     inflate.on("data", (piece: Buffer) => this.read(piece));
+    // zlib ends the answer early at zero bytes after a member (gzip's padding): what follows is not read,
+    // nor fetched (as when the main thread gunzipped), and the answer is what came before.
+    inflate.on("end", () => {
+      if (!this.ending) this.drop();
+    });
     inflate.on("error", (error: NodeJS.ErrnoException) =>
       this.fail({ reason: "invalid_json", message: `answer is not valid gzip: ${error.message}` }),
     );
@@ -85,6 +92,7 @@ export class AnswerInput {
 
   /** The last piece was written: `done` once every byte was read (or the answer failed). */
   end(done: () => void): void {
+    this.ending = true;
     const inflate = this.inflate;
     if (!inflate || this.stopped) {
       done();

@@ -230,7 +230,7 @@ async function streamed(
   let received: Received;
   try {
     received = await streamBody(url, fetchOptions, {
-      begin: (input) => stream.begin(input),
+      begin: (input, stop) => stream.begin(input, stop),
       piece: (chunk) => stream.write(chunk),
     });
   } catch (error) {

@@ -14,8 +14,11 @@ export type StreamEnd = { gaveUp: false; result: PackedResult; tail: string } | 
 
 /** One answer being streamed to the decoder thread. */
 export interface DecodeStream {
-  /** Says how the chunks come (plain unless said; gzip ones are gunzipped by the thread): before the first chunk. */
-  begin(encoding: InputEncoding): void;
+  /**
+   * Says how the chunks come (plain unless said; gzip ones are gunzipped by the thread): before the first
+   * chunk. `stop` is called once the thread wants no more of the answer (the fetch may end then).
+   */
+  begin(encoding: InputEncoding, stop?: () => void): void;
   /**
    * Hands a chunk over (it is moved, or copied when it shares memory): true while the thread has room
    * for more, else a promise of that; false (or a promise of it) if the reader gave up on the answer
@@ -52,6 +55,8 @@ interface Open {
   failure: DecodeResult | undefined;
   /** Waiting for room (write) or for the result (end). */
   onAck: (() => void) | undefined;
+  /** Called once the thread wants no more of the answer. */
+  stop: (() => void) | undefined;
   onEnd: ((end: StreamEnd) => void) | undefined;
 }
 
@@ -113,6 +118,7 @@ export class StreamDecoder {
       gaveUp: false,
       failure: undefined,
       onAck: undefined,
+      stop: undefined,
       onEnd: undefined,
     };
     this.open.set(id, state);
@@ -135,7 +141,8 @@ export class StreamDecoder {
       return !state.gaveUp && this.open.has(id);
     };
     return {
-      begin: (encoding) => {
+      begin: (encoding, stop) => {
+        state.stop = stop;
         if (this.open.has(id)) this.send(worker, { kind: "input", id, encoding });
       },
       write: (chunk) => {
@@ -233,7 +240,10 @@ export class StreamDecoder {
     if (!state) return;
     if (reply.kind === "ack") {
       state.pending -= reply.bytes;
-      if (reply.gaveUp) state.gaveUp = true;
+      if (reply.gaveUp && !state.gaveUp) {
+        state.gaveUp = true;
+        state.stop?.();
+      }
       const wake = state.onAck;
       state.onAck = undefined;
       wake?.();

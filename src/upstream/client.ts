@@ -114,8 +114,10 @@ export interface AnswerReader {
   /**
    * Before the first piece (again for a fetch tried again): `gzip` when the pieces are gzip, to be
    * gunzipped by the reader, refused too_large (with the message given) once past `maxBytes` gunzipped.
+   * The reader may call `stop` whenever it wants no more: the fetch ends then, without waiting for the
+   * next piece (an upstream may be slow to send it, or never send it).
    */
-  begin(input: { gzip?: { maxBytes: number; tooLarge: string } }): void;
+  begin(input: { gzip?: { maxBytes: number; tooLarge: string } }, stop: () => void): void;
   /** A piece: true/false (or a promise of it, once there is room) for whether to go on reading. */
   piece(chunk: Buffer): boolean | Promise<boolean>;
 }
@@ -132,13 +134,15 @@ export function streamBody(
 ): Promise<Received & { stopped: boolean }> {
   return withRetries(url, options, async ({ stream, received, signal }) => {
     let delivered = false;
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      stream.destroy();
+    };
     try {
       const gzip = isGzip(received.encoding);
-      reader.begin(
-        gzip
-          ? { gzip: { maxBytes: options.maxBytes, tooLarge: tooLargeMessage(options, " after decompression") } }
-          : {},
-      );
+      const tooLarge = tooLargeMessage(options, " after decompression");
+      reader.begin(gzip ? { gzip: { maxBytes: options.maxBytes, tooLarge } } : {}, stop);
       for await (const piece of stream) {
         const chunk = piece as Buffer;
         pieceRead(chunk);
@@ -147,8 +151,9 @@ export function streamBody(
         // The reader may wait (a decoder thread busy with another answer): not past the deadline.
         if (!(typeof more === "boolean" ? more : await orAbort(more, signal))) return { ...received, stopped: true };
       }
-      return { ...received, stopped: false };
+      return { ...received, stopped };
     } catch (error) {
+      if (stopped) return { ...received, stopped };
       throw error instanceof PollError ? error : Object.assign(error as Error, { delivered });
     } finally {
       stream.destroy();

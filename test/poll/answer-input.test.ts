@@ -115,6 +115,23 @@ describe("AnswerInput", () => {
     expect(out.wanted).toBe(false);
   });
 
+  it("reads a gzip answer up to zero bytes after its member (gzip's padding), and wants nothing after them", async () => {
+    const { decoder, read } = recorder();
+    let wanted = true;
+    const input = new AnswerInput(decoder, (_, more) => {
+      if (!more) wanted = false;
+    });
+    input.encoding(gzip());
+    input.write(new Uint8Array(Buffer.concat([ZIPPED, Buffer.alloc(4)])));
+    // As an upstream would send the rest later: the main thread is told to fetch no more before then.
+    for (let i = 0; i < 200 && wanted; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(wanted).toBe(false);
+    input.write(new Uint8Array(Buffer.from("garbage")));
+    await new Promise<void>((resolve) => input.end(resolve));
+    expect(input.failure).toBeUndefined();
+    expect(read().equals(ANSWER)).toBe(true);
+  });
+
   it("stops when the reader gives up: no more is read, and no more wanted", async () => {
     const out = await feed(ZIPPED, [500, 1000, 1500], gzip(), 10_000);
     expect(out.wanted).toBe(false);

@@ -203,7 +203,10 @@ describe("StreamDecoder", () => {
       result: { ok: false, reason: "invalid_json", message: "answer is not valid gzip: incorrect header check" },
     });
     const bomb = decoder.openStream("targets", options);
-    bomb.begin({ gzip: { maxBytes: 100_000, tooLarge: "answer larger than 100000 bytes after decompression" } });
+    let stopped = 0;
+    bomb.begin({ gzip: { maxBytes: 100_000, tooLarge: "answer larger than 100000 bytes after decompression" } }, () => {
+      stopped++;
+    });
     // The thread says it wants no more: the rest of the answer need not be fetched.
     await waitFor(
       "the thread to want no more",
@@ -215,5 +218,6 @@ describe("StreamDecoder", () => {
       gaveUp: false,
       result: { ok: false, reason: "too_large", message: "answer larger than 100000 bytes after decompression" },
     });
+    expect(stopped).toBe(1); // the fetch is told at once, once
   });
 });

@@ -9,9 +9,11 @@ import { PollError } from "../../src/upstream/poll-error.js";
 // 16 s in it, its source skipping the polls due meanwhile, and a probe held its place 24 s.
 
 const ANSWER = Buffer.alloc(8 * 2 ** 20, "x");
-const server = createServer((_request, response) => {
+const server = createServer((request, response) => {
   response.writeHead(200, { "content-type": "application/json" });
-  response.end(ANSWER);
+  // /stall: a first piece, then nothing more (the connection stays open).
+  if (request.url === "/stall") response.write(ANSWER.subarray(0, 1000));
+  else response.end(ANSWER);
 });
 let url = "";
 
@@ -25,6 +27,25 @@ afterAll(async () => {
 });
 
 describe("streamBody", () => {
+  it("ends the fetch as soon as the reader says it wants no more, without waiting for the next piece", async () => {
+    let pieces = 0;
+    const received = await streamBody(
+      `${url}stall`,
+      { timeoutMs: 30_000, maxBytes: 2 ** 30 },
+      {
+        begin: (_, stop) => {
+          setTimeout(stop, 50); // as a decoder thread's answer comes: after the piece was taken
+        },
+        piece: () => {
+          pieces++;
+          return true;
+        },
+      },
+    );
+    expect(received.stopped).toBe(true);
+    expect(pieces).toBe(1);
+  });
+
   it("fails timeout at the deadline while its consumer makes it wait", async () => {
     const started = performance.now();
     let pieces = 0;
