@@ -1,6 +1,7 @@
 import { createGunzip, type Gunzip } from "node:zlib";
 import { LastBytes } from "../lib/last-bytes.js";
 import { release } from "../lib/release-memory.js";
+import type { StreamedEncoding } from "../upstream/client.js";
 import type { FailureReason } from "../upstream/poll-error.js";
 import type { ChunkDecoder } from "./decode-types.js";
 import { TAIL_BYTES } from "./flavor-clues.js";
@@ -12,21 +13,19 @@ import { TAIL_BYTES } from "./flavor-clues.js";
 // of a message there: ~95 ms more of the main thread's CPU per poll than the ~60 pieces of the answer's
 // gzip bytes, and the whole process ~80 ms (~9%) more: this thread's share of the zlib callbacks is small.
 
-/** How the answer's pieces come. */
-export interface InputEncoding {
-  /** Gzip pieces, gunzipped here: no more than `maxBytes` once gunzipped, or the answer is refused `too_large` (`tooLarge` says why). */
-  gzip?: { maxBytes: number; tooLarge: string } | undefined;
-}
+/** How the answer's pieces come (what the fetch says of them). */
+export type InputEncoding = StreamedEncoding;
+
+// Inflated pieces: under the image's MALLOC_MMAP_THRESHOLD_ (128 KiB), so each comes from memory freed
+// by the pieces before rather than fresh pages. The same as upstream/client.ts's for answers read whole,
+// not imported from there: this thread loads no HTTP client (type imports only).
+const INFLATE_CHUNK_BYTES = 120 * 1024;
 
 /** Why an answer's bytes cannot be read. */
 export interface InputFailure {
   reason: FailureReason;
   message: string;
 }
-
-// Inflated pieces: under the image's MALLOC_MMAP_THRESHOLD_ (128 KiB), so each comes from memory freed
-// by the pieces before rather than fresh pages.
-const INFLATE_CHUNK_BYTES = 120 * 1024;
 
 /**
  * One answer's input: pieces in, the decoder fed. `consumed` is told of every piece's bytes once they

@@ -190,16 +190,17 @@ parentPort?.on("message", (message: DecoderRequest) => {
     case "end": {
       const { id } = message;
       const input = streams.get(id)?.input;
-      if (!input) {
+      const gaveUp = () =>
         parentPort?.postMessage({ kind: "gave-up", id, heapBytes: heapBytes(), keptBytes: keptBySource.bytes });
+      if (!input) {
+        gaveUp();
         return;
       }
       input.end(() => {
         if (streams.get(id)?.input !== input) return; // dropped meanwhile
         const { tail } = input;
         const result = finishStream(id);
-        if (result === undefined)
-          parentPort?.postMessage({ kind: "gave-up", id, heapBytes: heapBytes(), keptBytes: keptBySource.bytes });
+        if (result === undefined) gaveUp();
         else reply({ kind: "streamed", id, tail }, result);
       });
       return;

@@ -66,7 +66,8 @@ const RETRY_CODES = new Set([
   "EAI_AGAIN",
 ]);
 const RETRY_STATUSES = new Set([408, 413, 429, 500, 502, 503, 504, 521, 522, 524]);
-// Inflated pieces of an answer read whole (a streamed answer is gunzipped by its reader).
+// Inflated pieces of an answer read whole (a streamed one is gunzipped by its reader, poll/answer-input.ts,
+// in pieces of the same size).
 const INFLATE_CHUNK_BYTES = 120 * 1024;
 
 // Retries are ours, not got's: on Node.js 24.20+ and 26.7+ got 14 ends a retried refused connection
@@ -109,6 +110,11 @@ export function fetchBody(url: string, options: FetchOptions): Promise<FetchedBo
   });
 }
 
+/** How a streamed answer's pieces come: gzip ones are gunzipped by its reader, up to `maxBytes` (else too_large, saying `tooLarge`). */
+export interface StreamedEncoding {
+  gzip?: { maxBytes: number; tooLarge: string } | undefined;
+}
+
 /** Who reads a streamed answer: told how its pieces come, then given them as they arrive. */
 export interface AnswerReader {
   /**
@@ -117,7 +123,7 @@ export interface AnswerReader {
    * The reader may call `stop` whenever it wants no more: the fetch ends then, without waiting for the
    * next piece (an upstream may be slow to send it, or never send it).
    */
-  begin(input: { gzip?: { maxBytes: number; tooLarge: string } }, stop: () => void): void;
+  begin(input: StreamedEncoding, stop: () => void): void;
   /** A piece: true/false (or a promise of it, once there is room) for whether to go on reading. */
   piece(chunk: Buffer): boolean | Promise<boolean>;
 }
