@@ -8,7 +8,7 @@
 //   PROMSTATUS_TEST_RUNTIMES=20 npm test         one runtime, for a quick local loop
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -117,6 +117,7 @@ function runSuite(major, vitestArgs) {
   );
   let passed = 0;
   let failed = 0;
+  let failures = [];
   try {
     const json = JSON.parse(readFileSync(report, "utf8"));
     passed = json.numPassedTests;
@@ -125,11 +126,33 @@ function runSuite(major, vitestArgs) {
       (file) => file.status === "failed" && !file.assertionResults.some((a) => a.status === "failed"),
     ).length;
     failed = json.numFailedTests + brokenFiles;
+    failures = failedTests(json);
   } catch {
     failed = 1; // no report: the run itself broke
   }
   const ok = result.status === 0 && failed === 0 && passed > 0;
-  return { major, version, passed, failed: ok ? failed : Math.max(failed, 1), ok };
+  return { major, version, passed, failed: ok ? failed : Math.max(failed, 1), ok, failures };
+}
+
+/** Which tests failed and the first line of why: the summary is what a CI log's tail shows. */
+export function failedTests(json) {
+  const names = [];
+  for (const file of json.testResults) {
+    const where = relative(root, file.name);
+    const failedHere = file.assertionResults.filter((a) => a.status === "failed");
+    if (file.status === "failed" && failedHere.length === 0)
+      names.push(`${where}: ${firstLine(file.message ?? "did not load")}`);
+    for (const a of failedHere) names.push(`${where} > ${a.fullName}: ${firstLine(a.failureMessages?.[0] ?? "")}`);
+  }
+  return names;
+}
+
+function firstLine(text) {
+  const line =
+    String(text)
+      .split("\n")
+      .find((l) => l.trim() !== "") ?? "";
+  return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }
 
 function main() {
@@ -137,8 +160,10 @@ function main() {
   const majors = wanted ? wanted.split(",").map(Number) : runtimeMajors();
   const results = majors.map((major) => runSuite(major, process.argv.slice(2)));
   console.log("\n=== test-matrix summary ===");
-  for (const r of results)
+  for (const r of results) {
     console.log(`Node.js ${r.version}: ${r.passed} passed, ${r.failed} failed${r.ok ? "" : "  <-- FAILED"}`);
+    for (const name of r.failures) console.log(`  failed: ${name}`);
+  }
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
   console.log(`${passed} passed, ${failed} failed`);

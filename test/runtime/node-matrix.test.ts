@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   dockerfileEnv,
   dockerfileNodeFlags,
   dockerfileNodeMajor,
+  failedTests,
   runtimeEnv,
   runtimeMajors,
 } from "../../scripts/test-matrix.mjs";
@@ -18,6 +20,37 @@ const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
 const major = (version: string) => Number(version.replace(/^v/, "").split(".")[0]);
 
 describe("the Node.js test matrix", () => {
+  it("names each failed test and a file that did not load, with the first line of why, for a CI log's tail", () => {
+    const file = (name: string) => fileURLToPath(new URL(name, root));
+    const report = {
+      testResults: [
+        { name: file("test/a.test.ts"), status: "passed", assertionResults: [{ status: "passed", fullName: "fine" }] },
+        {
+          name: file("test/b.test.ts"),
+          status: "failed",
+          assertionResults: [
+            { status: "passed", fullName: "fine too" },
+            {
+              status: "failed",
+              fullName: "b fails",
+              failureMessages: ["\nAssertionError: expected 1 to be 2\n    at b"],
+            },
+          ],
+        },
+        {
+          name: file("test/c.test.ts"),
+          status: "failed",
+          message: "Error: cannot load c\nstack",
+          assertionResults: [],
+        },
+      ],
+    };
+    expect(failedTests(report)).toEqual([
+      "test/b.test.ts > b fails: AssertionError: expected 1 to be 2",
+      "test/c.test.ts: Error: cannot load c",
+    ]);
+  });
+
   it("tests the major of the Dockerfile's runtime stage", () => {
     // Read here on its own, not through the script: FROM node:<ARG>-... AS runtime.
     const arg = /^ARG NODE_VERSION=(\d+)$/m.exec(dockerfile)?.[1];
