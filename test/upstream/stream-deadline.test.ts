@@ -29,15 +29,17 @@ afterAll(async () => {
 describe("streamBody", () => {
   it("ends the fetch as soon as the reader says it wants no more, without waiting for the next piece", async () => {
     let pieces = 0;
+    let stop = () => {};
     const received = await streamBody(
       `${url}stall`,
       { timeoutMs: 30_000, maxBytes: 2 ** 30 },
       {
-        begin: (_, stop) => {
-          setTimeout(stop, 50); // as a decoder thread's answer comes: after the piece was taken
+        begin: (_, stopFetch) => {
+          stop = stopFetch;
         },
         piece: () => {
           pieces++;
+          setTimeout(stop, 50); // as a decoder thread's answer comes: after the piece was taken
           return true;
         },
       },
