@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PROMETHEUS_STATUS_ENDPOINTS, type SourceConfig } from "../../src/config/types.js";
 import { pollEndpoint } from "../../src/poll/poll-endpoint.js";
 import { SourceStore } from "../../src/publish/store.js";
@@ -12,6 +12,10 @@ import { startFakeUpstream } from "../helpers/fake-upstream.js";
 import { partsText } from "../helpers/families.js";
 import { fixtureText } from "../helpers/fixtures.js";
 import { promtoolCheckMetrics } from "../helpers/promtool.js";
+import { warmDecoderThreads } from "../helpers/warm-decoder.js";
+
+// The decoder threads started before the first timed poll, as the exporter starts them.
+beforeAll(warmDecoderThreads, 60_000);
 
 // Prometheus's status endpoints polled as the daemon polls them. The stand-ins answer what the real
 // servers answer: Debian's 2.42 as captured (test/fixtures/upstream/capture-prometheus-status.sh),

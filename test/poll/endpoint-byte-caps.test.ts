@@ -4,13 +4,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Endpoint } from "../../src/config/types.js";
-import { decodePool } from "../../src/poll/decode-pool.js";
 import { ENDPOINTS } from "../../src/poll/endpoints.js";
 import { pollEndpoint, readLimit } from "../../src/poll/poll-endpoint.js";
 import { sourceConfig } from "../helpers/config.js";
-import { decodeOptions } from "../helpers/decode-options.js";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
 import { fixtureText } from "../helpers/fixtures.js";
+import { warmDecoderThreads } from "../helpers/warm-decoder.js";
 
 // Prometheus's small status endpoints are read whole on the main thread, so each has the exporter's own
 // bound on what is read of one answer (EndpointSpec.maxBytes), whatever the server sends. The fakes
@@ -76,17 +75,7 @@ const BUILDINFO_BOUND =
   /answer larger than 65536 bytes( after decompression)?, the exporter's own bound for \/api\/v1\/status\/buildinfo \(64 KiB/;
 
 describe("each Prometheus status endpoint's own bound on the bytes read", () => {
-  // An answer over 32 KiB is decoded on a thread, whose start (1-2 s on Node 20 with a busy machine,
-  // loading the sources through tsx) would count against a poll's 2 s: started here, as the exporter
-  // starts its threads ahead of the first poll.
-  beforeAll(async () => {
-    const body = paddedBuildinfo(60 * KiB);
-    expect(
-      await decodePool.decode({ endpoint: "buildinfo", body, encoding: undefined, options: decodeOptions() }),
-    ).toMatchObject({
-      ok: true,
-    });
-  }, 60_000);
+  beforeAll(warmDecoderThreads, 60_000);
 
   it("refuses a 2 MiB buildinfo after reading about 64 KiB of it, not the whole", async () => {
     const { url, sent } = await serve(paddedBuildinfo(2 * MiB));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { referencePathTargetsAnswer, targetsAnswer } from "../../scripts/bench/generate.js";
 import { isPacked } from "../../src/exposition/pack.js";
 import { decodeAnswer } from "../../src/poll/decode.js";
@@ -14,6 +14,10 @@ import { closedPort, type FakeUpstream, startConnectProxy, startFakeUpstream } f
 import { familyTexts, linesText } from "../helpers/families.js";
 import { fixtureText } from "../helpers/fixtures.js";
 import { prometheus3Targets } from "../helpers/prometheus-3-targets.js";
+import { warmDecoderThreads } from "../helpers/warm-decoder.js";
+
+// The decoder threads started before the first timed poll, as the exporter starts them.
+beforeAll(warmDecoderThreads, 60_000);
 
 let upstream: FakeUpstream | undefined;
 afterEach(async () => {

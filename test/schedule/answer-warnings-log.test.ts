@@ -1,5 +1,5 @@
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
 import type { ModuleConfig, SourceConfig } from "../../src/config/types.js";
 import { debugAccount, debugAnswer } from "../../src/probe/debug-account.js";
@@ -17,6 +17,10 @@ import { startBackendFake, THANOS_0_42 } from "../helpers/backend-fake.js";
 import { sourceConfig } from "../helpers/config.js";
 import { startFakeUpstream } from "../helpers/fake-upstream.js";
 import { fixtureJson, fixtureText } from "../helpers/fixtures.js";
+import { warmDecoderThreads } from "../helpers/warm-decoder.js";
+
+// The decoder threads started before the first timed poll, as the exporter starts them.
+beforeAll(warmDecoderThreads, 60_000);
 
 // Thanos Query's warnings (an HTTP 200 answer whose store failed the call) through the poll path the
 // exporter runs: a scheduler polling a loopback fake that answers the Thanos v0.42.4 fixtures

@@ -1,5 +1,5 @@
 import { pino } from "pino";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ModuleConfig, SourceConfig } from "../../src/config/types.js";
 import { THANOS_IN_GROUP } from "../../src/config/warnings.js";
 import { decodePool } from "../../src/poll/decode-pool.js";
@@ -22,6 +22,10 @@ import {
 import { sourceConfig } from "../helpers/config.js";
 import { samplesOf } from "../helpers/exposition.js";
 import { partsText } from "../helpers/families.js";
+import { warmDecoderThreads } from "../helpers/warm-decoder.js";
+
+// The decoder threads started before the first timed poll, as the exporter starts them.
+beforeAll(warmDecoderThreads, 60_000);
 
 // Detection through the poll path the exporter runs: a scheduler polling a loopback server that answers
 // the real VictoriaMetrics/vmagent 1.79 captures and the fakes written from Thanos's and Mimir's code

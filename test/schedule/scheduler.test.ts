@@ -1,5 +1,5 @@
 import { pino } from "pino";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SourceStore } from "../../src/publish/store.js";
 import { Scheduler } from "../../src/schedule/scheduler.js";
 import { waitFor } from "../harness/processes.js";
@@ -8,6 +8,10 @@ import { samplesOf, valueIn } from "../helpers/exposition.js";
 import { closedPort, type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.js";
 import { partsText } from "../helpers/families.js";
 import { fixtureText } from "../helpers/fixtures.js";
+import { warmDecoderThreads } from "../helpers/warm-decoder.js";
+
+// The decoder threads started before the first timed poll, as the exporter starts them.
+beforeAll(warmDecoderThreads, 60_000);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
