@@ -24,7 +24,7 @@ export const MODULES = [
     constant: "FAMILY_LINES_MODULE",
     what: "The per-target line writer's WebAssembly module",
     // Memory: [0, 1024) the module's own (results, digits, powers of ten); the caller grows it as it needs.
-    options: { enable: ["bulk-memory"], memoryBase: 64, initialMemory: 1 },
+    options: { enable: ["bulk-memory", "simd"], memoryBase: 64, initialMemory: 1 },
   },
 ];
 

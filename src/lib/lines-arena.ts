@@ -17,7 +17,7 @@ const ROOM = 1;
 const VALUE = 2;
 const PAGE = 65536;
 /** Bytes the module may write past the room it is given. */
-const OVERRUN = 8;
+const OVERRUN = 16;
 /** Lines handed to the module at a time. */
 const BATCH = 4096;
 /** A 32-bit WebAssembly memory's most: 65536 pages. */
@@ -172,7 +172,8 @@ export class LinesArena implements ByteArena {
     const lengthsAt = offsetsAt + 4 * BATCH;
     const valuesAt = lengthsAt + 4 * BATCH;
     const outAt = valuesAt + 8 * BATCH;
-    // The line writer may write up to 8 bytes past its room (assembly/family-lines.ts, copy).
+    // The line writer may write up to 16 bytes past its room, and read as far past a block or the start
+    // (assembly/family-lines.ts, copy): what follows the blocks is this scratch, then the room and those 16.
     this.ensure(outAt + room + OVERRUN - BASE);
     this.held = Math.max(this.held, outAt + room + OVERRUN - BASE);
     const memory = this.exports.memory.buffer;
