@@ -16,6 +16,8 @@ const STOPPED: usize = 4;
 const DONE: i32 = 0;
 const ROOM: i32 = 1;
 const VALUE: i32 = 2;
+/** Where the caller's memory starts (src/lib/lines-arena.ts's BASE): the offsets are counted from here. */
+const BASE: usize = 1024;
 /** A value's digits, written right to left, and its text. */
 const DIGITS: usize = 16;
 const TEXT: usize = 32;
@@ -104,7 +106,7 @@ function copy(dst: usize, src: usize, n: usize): void {
 /**
  * Writes the lines of series [from, to) into [out, out + room) (and may write over the 16 bytes after:
  * copy), series k's labels are `lengths[k]` bytes
- * at `offsets[k]` (i32 each), its value `values[k]` (f64). Returns the bytes written; NEXT says the
+ * at BASE + `offsets[k]` (i32 each), its value `values[k]` (f64). Returns the bytes written; NEXT says the
  * series to go on with, STOPPED why it stopped there.
  */
 export function lines(
@@ -138,7 +140,7 @@ export function lines(
     }
     copy(at, start, <usize>startLength);
     at += startLength;
-    copy(at, <usize>load<i32>(offsets + ((<usize>k) << 2)), <usize>length);
+    copy(at, BASE + <usize>load<i32>(offsets + ((<usize>k) << 2)), <usize>length);
     at += length;
     store<u8>(at, 0x7d); // }
     store<u8>(at + 1, 0x20); // space

@@ -260,8 +260,7 @@ export class LinesArena implements ByteArena {
     let full = false;
     while (k < count && !full) {
       const n = Math.min(BATCH, count - k);
-      batch(k, n, offsets, lengths, values);
-      for (let j = 0; j < n; j++) offsets[j] = BASE + (offsets[j] as number);
+      batch(k, n, offsets, lengths, values); // offsets from BASE, as the blocks are reserved: the module adds it
       let j = 0; // within the batch, which is gathered once however many lines JavaScript writes
       while (j < n) {
         length += lines(j, n, outAt + length, room - length);
@@ -269,13 +268,7 @@ export class LinesArena implements ByteArena {
         const stopped = results[STOPPED / 4] as number;
         full = stopped === ROOM;
         if (stopped !== VALUE) break; // the batch is written, or the room is full
-        const line = this.line(
-          start,
-          (offsets[j] as number) - BASE,
-          lengths[j] as number,
-          values[j] as number,
-          writeValue,
-        );
+        const line = this.line(start, offsets[j] as number, lengths[j] as number, values[j] as number, writeValue);
         full = length + line.length > room;
         if (full) break;
         bytes.set(line, outAt + length);
