@@ -1,4 +1,5 @@
-import { createGunzip, type Gunzip } from "node:zlib";
+import type { Gunzip } from "node:zlib";
+import { gunzipInPieces } from "../lib/gunzip-pieces.js";
 import { LastBytes } from "../lib/last-bytes.js";
 import { release } from "../lib/release-memory.js";
 import type { StreamedEncoding } from "../upstream/client.js";
@@ -15,11 +16,6 @@ import { TAIL_BYTES } from "./flavor-clues.js";
 
 /** How the answer's pieces come (what the fetch says of them). */
 export type InputEncoding = StreamedEncoding;
-
-// Inflated pieces: under the image's MALLOC_MMAP_THRESHOLD_ (128 KiB), so each comes from memory freed
-// by the pieces before rather than fresh pages. The same as upstream/client.ts's for answers read whole,
-// not imported from there: this thread loads no HTTP client (type imports only).
-const INFLATE_CHUNK_BYTES = 120 * 1024;
 
 /** Why an answer's bytes cannot be read. */
 export interface InputFailure {
@@ -55,7 +51,7 @@ export class AnswerInput {
     if (!gzip) return;
     this.maxBytes = gzip.maxBytes;
     this.tooLarge = gzip.tooLarge;
-    const inflate = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
+    const inflate = gunzipInPieces();
     inflate.on("data", (piece: Buffer) => this.read(piece));
     // zlib ends the answer early at zero bytes after a member (gzip's padding): what follows is not read,
     // nor fetched (as when the main thread gunzipped), and the answer is what came before.

@@ -2,9 +2,9 @@ import { once } from "node:events";
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createGunzip } from "node:zlib";
 import got, { type RequestError } from "got";
 import type { HttpClientConfig } from "../config/types.js";
+import { gunzipInPieces } from "../lib/gunzip-pieces.js";
 import { type RequestAuth, requestAuth } from "./auth-options.js";
 import { classifyError } from "./classify-error.js";
 import { acceptEncoding } from "./compression.js";
@@ -66,9 +66,6 @@ const RETRY_CODES = new Set([
   "EAI_AGAIN",
 ]);
 const RETRY_STATUSES = new Set([408, 413, 429, 500, 502, 503, 504, 521, 522, 524]);
-// Inflated pieces of an answer read whole (a streamed one is gunzipped by its reader, poll/answer-input.ts,
-// in pieces of the same size).
-const INFLATE_CHUNK_BYTES = 120 * 1024;
 
 // Retries are ours, not got's: on Node.js 24.20+ and 26.7+ got 14 ends a retried refused connection
 // after one attempt with ERR_SOCKET_CLOSED_BEFORE_CONNECTION while its retry still runs in the
@@ -197,7 +194,7 @@ async function readDecoded(
   onChunk: (chunk: Buffer) => Promise<void>,
 ): Promise<{ inflated: boolean }> {
   const gzip = isGzip(received.encoding);
-  const inflate = gzip ? createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }) : undefined;
+  const inflate = gzip ? gunzipInPieces() : undefined;
   const body = inflate ? stream.pipe(inflate) : stream;
   stream.once("error", (error) => inflate?.destroy(error));
   let read = 0;
