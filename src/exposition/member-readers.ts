@@ -1,4 +1,4 @@
-import { release } from "../lib/release-memory.js";
+import { releaseAll } from "../lib/release-memory.js";
 import { type Families, type FamilyLines, isPacked } from "./pack.js";
 
 // A family's gzip members, once a newer poll replaced the family, are freed as soon as nothing reads
@@ -10,10 +10,6 @@ import { type Families, type FamilyLines, isPacked } from "./pack.js";
 type Members = readonly Uint8Array[];
 const readers = new WeakMap<Members, number>();
 const retired = new WeakSet<Members>();
-
-const freeAll = (members: Members) => {
-  for (const member of members) release(member);
-};
 
 /** The member lists of the packed families among `parts` (plain parts are never retired). */
 export const packedMembers = (parts: readonly FamilyLines[]): Members[] =>
@@ -35,7 +31,7 @@ export function readMembers(families: readonly Members[]): () => void {
       readers.delete(members);
       if (retired.has(members)) {
         retired.delete(members);
-        freeAll(members);
+        releaseAll(members);
       }
     }
   };
@@ -44,7 +40,7 @@ export function readMembers(families: readonly Members[]): () => void {
 /** Frees the members of a family no longer served: now if nothing reads them, else after their last reader. */
 export function retireMembers(members: Members): void {
   if (readers.has(members)) retired.add(members);
-  else freeAll(members);
+  else releaseAll(members);
 }
 
 /**

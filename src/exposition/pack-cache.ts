@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { BoundedMap } from "../lib/bounded-map.js";
-import { release } from "../lib/release-memory.js";
+import { joinViews } from "../lib/joined-views.js";
+import { releaseAll } from "../lib/release-memory.js";
 import { MEMBER_PLAIN_BYTES, type PackedLines, packLines, packPieces } from "./pack.js";
 
 // Most of a large answer's families are the same bytes from one poll to the next: a target's up,
@@ -17,7 +18,7 @@ const sha256 = (lines: Uint8Array) => createHash("sha256").update(lines).digest(
 /** A packed family with members of its own: what is handed out may be moved to another thread. */
 const copied = (packed: PackedLines): PackedLines => ({
   ...packed,
-  members: packed.members.map((m) => new Uint8Array(m)),
+  members: joinViews(packed.members),
   sizes: [...packed.sizes],
 });
 
@@ -42,14 +43,14 @@ export class PackCache {
   }
 
   /**
-   * `drop` is given each member the cache lets go (replaced, pushed out): its own copies, as what it
+   * `drop` is given the members of each family the cache lets go (replaced, pushed out): its own copies, as what it
    * hands out is copied again, so by default they are freed at once. Left to the collector, a few polls'
    * worth of the families that change every poll (~4 MB a poll at 100k targets) stayed resident between
    * polls, until a full collection.
    */
-  constructor(maxBytes = PACK_CACHE_BYTES, drop: (member: Uint8Array) => void = release) {
+  constructor(maxBytes = PACK_CACHE_BYTES, drop: (members: readonly Uint8Array[]) => void = releaseAll) {
     this.entries = new BoundedMap(packedBytes, { bytes: maxBytes }, (kept) => {
-      for (const member of kept.members) drop(member);
+      drop(kept.members);
     });
   }
 

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
+import { joinViews } from "../lib/joined-views.js";
+import { release } from "../lib/release-memory.js";
 import { deflateSegmentSync } from "./gzip-stream.js";
 import type { RenderedFamilies } from "./text-format.js";
 
@@ -24,7 +26,10 @@ export const MEMBER_PLAIN_BYTES = 2 ** 20;
 
 /** A family's lines compressed: what the main thread keeps of a large family. */
 export interface PackedLines {
-  /** Members in order: each deflate data ending in a sync flush; back to back, the lines' deflate data. */
+  /**
+   * Members in order: each deflate data ending in a sync flush; back to back, the lines' deflate data.
+   * Packed here, they are views of one buffer, side by side.
+   */
   members: Uint8Array[];
   /** Plain bytes of each member, in order. */
   sizes: number[];
@@ -74,7 +79,10 @@ export function packPieces(
     sizes.push(piece.length);
     length += piece.length;
   }
-  return { members, sizes, length, crc };
+  // One buffer for all of the family's members (lib/joined-views.ts), the separate ones freed now.
+  const joined = joinViews(members);
+  for (const member of members) release(member);
+  return { members: joined, sizes, length, crc };
 }
 
 /** Lines cut at line ends into pieces of at most `memberBytes`, each a view of `lines`. */

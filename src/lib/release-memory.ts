@@ -1,3 +1,5 @@
+import { tileOneBuffer } from "./joined-views.js";
+
 // Memory given back as soon as its holder is done with it, not at the thread's next garbage collection.
 
 type Releasable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer; detached?: boolean };
@@ -11,10 +13,20 @@ type Releasable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer; de
  * transfer throws: a throw here would end the decoder thread and every answer it was reading.
  */
 export function release(view: Uint8Array): void {
-  const buffer = view.buffer as Releasable;
+  releaseWhole(view.buffer, view.byteOffset === 0 && view.byteLength === view.buffer.byteLength);
+}
+
+/** The same for views that are between them the whole of one buffer (lib/joined-views.ts), else each alone. */
+export function releaseAll(views: readonly Uint8Array[]): void {
+  if (views.length > 1 && tileOneBuffer(views)) releaseWhole((views[0] as Uint8Array).buffer, true);
+  else for (const view of views) release(view);
+}
+
+function releaseWhole(memory: ArrayBufferLike, whole: boolean): void {
+  const buffer = memory as Releasable;
   if (!(buffer instanceof ArrayBuffer) || typeof buffer.transfer !== "function" || buffer.detached) return;
-  // Only memory the view is all of: a view into a larger buffer leaves its neighbours' bytes alone.
-  if (view.byteOffset !== 0 || view.byteLength !== buffer.byteLength) return;
+  // Only memory the views are all of: a view into a larger buffer leaves its neighbours' bytes alone.
+  if (!whole) return;
   try {
     buffer.transfer(0);
   } catch {

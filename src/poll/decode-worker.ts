@@ -10,7 +10,7 @@ import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./dec
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
 import { LinesAgain } from "./lines-again.js";
-import { ownMemory, transferList } from "./transferable.js";
+import { ownMemory, ownMemoryTogether, transferList } from "./transferable.js";
 
 /** The result's buffers, moved to the main thread rather than copied: families' lines or members, and facts. */
 function resultBuffers(result: PackedResult): Uint8Array[] {
@@ -44,7 +44,7 @@ function handOver(result: DecodeResult | PackedResult): PackedResult {
   if (!result.ok) return result;
   const families: Families = packFamilies(result.families).map(([name, lines]) => [
     name,
-    isPacked(lines) ? { ...lines, members: lines.members.map(ownMemory) } : ownMemory(lines),
+    isPacked(lines) ? { ...lines, members: ownMemoryTogether(lines.members) } : ownMemory(lines),
   ]);
   return { ...result, families };
 }

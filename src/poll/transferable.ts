@@ -1,3 +1,5 @@
+import { joinViews, tileOneBuffer } from "../lib/joined-views.js";
+
 /**
  * Views that can be handed to another thread by moving their memory, and copies of those that can't.
  *
@@ -10,6 +12,15 @@
 export function ownMemory(view: Uint8Array): Uint8Array {
   const owns = view.byteOffset === 0 && view.byteLength === view.buffer.byteLength;
   return owns && view.buffer instanceof ArrayBuffer ? view : new Uint8Array(view);
+}
+
+/**
+ * The same for views that go together (a packed family's members): moved as they are if they are
+ * between them the whole of one ArrayBuffer, else copied side by side into one of their own.
+ */
+export function ownMemoryTogether(views: readonly Uint8Array[]): Uint8Array[] {
+  const buffer = views[0]?.buffer;
+  return buffer instanceof ArrayBuffer && tileOneBuffer(views) ? [...views] : joinViews(views);
 }
 
 /** The transfer list for views prepared by `ownMemory` (one entry per distinct ArrayBuffer). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { packedMembers, readMembers, retireMembers } from "../../src/exposition/member-readers.js";
 import { packLines } from "../../src/exposition/pack.js";
 import { plainChunks } from "../../src/exposition/unpack.js";
-import { ownMemory } from "../../src/poll/transferable.js";
+import { ownMemoryTogether } from "../../src/poll/transferable.js";
 import { waitFor } from "../harness/processes.js";
 
 // Freed means detached where the runtime can (Node.js 21 and newer); elsewhere the collector frees it.
@@ -16,7 +16,7 @@ function family(n: number) {
   for (let i = 0; text.length < n * 2 ** 20 - 100; i++) text += `promstatus_target_up{instance="host-${i}:9100"} 1\n`;
   const lines = Buffer.from(text);
   const packed = packLines(lines);
-  packed.members = packed.members.map(ownMemory);
+  packed.members = ownMemoryTogether(packed.members);
   return { lines, packed };
 }
 

@@ -12,6 +12,7 @@ import {
   sameLines,
 } from "../../src/exposition/pack.js";
 import { plainChunks, plainText } from "../../src/exposition/unpack.js";
+import { tileOneBuffer } from "../../src/lib/joined-views.js";
 import { asOneGzip, membersPlain } from "../helpers/families.js";
 
 /** `count` sample lines of about 100 bytes each, `seed` changing their values. */
@@ -43,6 +44,8 @@ describe("packLines", () => {
     });
     // Compressed: the point of keeping members rather than lines.
     expect(packed.members.reduce((n, m) => n + m.length, 0)).toBeLessThan(plain.length / 8);
+    // In one buffer side by side, which they are all of: one allocation a family, freed whole.
+    expect(tileOneBuffer(packed.members)).toBe(true);
   });
 
   it("makes members that, back to back between a gzip header and trailer, are one valid gzip member (RFC 1952), for zlib and for gzip(1)", () => {

@@ -4,7 +4,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Families, type PackedLines, packLines } from "../../src/exposition/pack.js";
-import { ownMemory } from "../../src/poll/transferable.js";
+import { ownMemoryTogether } from "../../src/poll/transferable.js";
 import { type OwnMetrics, ProcessMetrics } from "../../src/publish/process-metrics.js";
 import { SourceStore } from "../../src/publish/store.js";
 import { waitFor } from "../harness/processes.js";
@@ -33,7 +33,7 @@ function generation(seed: number, rows = 60_000) {
     text.push(`${FAMILY}{source="a",region="eu-1",instance="${randomBytes(16).toString("hex")}"} ${(i + seed) % 2}\n`);
   const lines = Buffer.from(text.join(""));
   const packed = packLines(lines);
-  packed.members = packed.members.map(ownMemory);
+  packed.members = ownMemoryTogether(packed.members);
   const outcome = {
     ok: true as const,
     families: [[FAMILY, packed]] as Families,

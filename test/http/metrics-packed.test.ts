@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SampleSet } from "../../src/convert/samples.js";
 import { type Families, type PackedLines, packFamilies, packLines } from "../../src/exposition/pack.js";
 import { type RenderedFamilies, renderSamples, sourceLabelPrefix } from "../../src/exposition/text-format.js";
-import { ownMemory } from "../../src/poll/transferable.js";
+import { ownMemoryTogether } from "../../src/poll/transferable.js";
 import { ProcessMetrics } from "../../src/publish/process-metrics.js";
 import { type Exposition, SourceStore } from "../../src/publish/store.js";
 import { waitFor } from "../harness/processes.js";
@@ -207,7 +207,7 @@ describe("/metrics over packed families", () => {
     };
     const outcome = (lines: Buffer) => {
       const packed = packLines(lines);
-      packed.members = packed.members.map(ownMemory); // as a decoder thread hands them over
+      packed.members = ownMemoryTogether(packed.members); // as a decoder thread hands them over
       return {
         ok: true as const,
         families: [["promstatus_target_up", packed]] as Families,

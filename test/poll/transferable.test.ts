@@ -1,6 +1,7 @@
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { ownMemory, transferList } from "../../src/poll/transferable.js";
+import { joinViews, tileOneBuffer } from "../../src/lib/joined-views.js";
+import { ownMemory, ownMemoryTogether, transferList } from "../../src/poll/transferable.js";
 
 describe("ownMemory", () => {
   it("copies a small Buffer out of Node's shared pool, so moving it leaves its neighbours alone", () => {
@@ -25,6 +26,39 @@ describe("ownMemory", () => {
     port1.postMessage(big, transferList([big]));
     expect(big.byteLength).toBe(0); // moved: detached here
     expect((receiveMessageOnPort(port2)?.message as Uint8Array | undefined)?.byteLength).toBe(64 * 1024);
+    port1.close();
+  });
+});
+
+describe("ownMemoryTogether", () => {
+  it("moves views that are between them the whole of one buffer as they are, in one piece of memory", () => {
+    const members = joinViews([Buffer.alloc(70_000, 1), Buffer.alloc(50_000, 2)]);
+    const sent = ownMemoryTogether(members);
+    expect(sent).toEqual(members);
+    expect(sent.every((view, i) => view === members[i])).toBe(true);
+    expect(transferList(sent)).toHaveLength(1);
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(sent, transferList(sent));
+    expect(members.map((m) => m.byteLength)).toEqual([0, 0]); // moved: detached here
+    const received = receiveMessageOnPort(port2)?.message as Uint8Array[];
+    expect(received.map((m) => [m.byteLength, m[0]])).toEqual([
+      [70_000, 1],
+      [50_000, 2],
+    ]);
+    port1.close();
+  });
+
+  it("copies other views side by side into memory of their own, leaving the memory they were in alone", () => {
+    const pooled = Buffer.from("a member from the pool"); // a slice of Node's shared pool
+    const apart = Buffer.alloc(64 * 1024, 3); // memory of its own, but not with the other
+    const sent = ownMemoryTogether([pooled, apart]);
+    expect(tileOneBuffer(sent)).toBe(true);
+    expect(Buffer.from(sent[0] as Uint8Array).toString()).toBe("a member from the pool");
+    expect(sent[1]?.every((byte) => byte === 3)).toBe(true);
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(sent, transferList(sent));
+    expect([pooled.toString(), apart.byteLength]).toEqual(["a member from the pool", 64 * 1024]);
+    expect(receiveMessageOnPort(port2)?.message).toHaveLength(2);
     port1.close();
   });
 });

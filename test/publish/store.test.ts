@@ -7,7 +7,7 @@ import { isPacked, type PackedLines, packFamilies } from "../../src/exposition/p
 import { type RenderedFamilies, renderSamples, sourceLabelPrefix } from "../../src/exposition/text-format.js";
 import { plainText } from "../../src/exposition/unpack.js";
 import type { PollOutcome } from "../../src/poll/poll-endpoint.js";
-import { ownMemory } from "../../src/poll/transferable.js";
+import { ownMemoryTogether } from "../../src/poll/transferable.js";
 import { applyOutcome, type SourceState } from "../../src/publish/source-state.js";
 import { type Exposition, SourceStore } from "../../src/publish/store.js";
 import { type AlertmanagerStatusResponse, alertmanagerStatusResponse } from "../../src/upstream/payloads.js";
@@ -366,7 +366,7 @@ describe("SourceStore: families packed by the decoder", () => {
     // What a decoder thread sends for the unchanged family: members in memory of their own (handOver).
     const again = packed(targets(...many));
     const copy = again.ok ? (again.families.find(([, lines]) => isPacked(lines))?.[1] as PackedLines) : undefined;
-    if (copy) copy.members = copy.members.map(ownMemory);
+    if (copy) copy.members = ownMemoryTogether(copy.members);
     expect(copy?.members.length).toBe(up.members.length);
     store.record(A, "targets", again);
     const second = await gzipReady(store);
