@@ -3,9 +3,11 @@ import { parentPort } from "node:worker_threads";
 import { type Families, type FamilyLines, isPacked, PACK_MIN_BYTES, packFamilies } from "../exposition/pack.js";
 import { PackCache } from "../exposition/pack-cache.js";
 import { BoundedMap } from "../lib/bounded-map.js";
+import { takeCollector } from "../lib/collector.js";
 import { release } from "../lib/release-memory.js";
 import { excerpt } from "../upstream/excerpt.js";
 import { AnswerInput } from "./answer-input.js";
+import { CollectAfterAnswers } from "./collect-after-answers.js";
 import type { ChunkDecoder, DecodeJob, DecodeResult, DecoderMemory } from "./decode-types.js";
 import type { DecoderReply, DecoderRequest, PackedResult } from "./decoder-messages.js";
 import { ENDPOINTS } from "./endpoints.js";
@@ -73,6 +75,8 @@ const heapBytes = () => getHeapStatistics().total_heap_size;
 
 /** Answers being streamed to this thread, by id, with the labels naming their source. */
 const streams = new Map<number, { decoder: ChunkDecoder; input: AnswerInput; source: string }>();
+/** The thread's young generation collected once a poll's answers are done (collect-after-answers.ts). */
+const afterAnswers = new CollectAfterAnswers(takeCollector());
 // Chunks are acknowledged together, once this much was read (a socket's ~64 KiB each: a message per
 // read cost the thread ~25 ms per 100k-target poll), and at once when the reader gives up. Well below
 // the main thread's high-water mark (stream-decoder.ts), so its fetch never waits on an ack held here.
@@ -172,6 +176,7 @@ parentPort?.on("message", (message: DecoderRequest) => {
       const decoder = ENDPOINTS[endpoint].stream?.(options, memory);
       if (decoder)
         streams.set(id, { decoder, input: new AnswerInput(decoder, acknowledger(id)), source: options.labelPrefix });
+      afterAnswers.opened();
       return;
     }
     case "input":
@@ -184,7 +189,10 @@ parentPort?.on("message", (message: DecoderRequest) => {
         parentPort?.postMessage({ kind: "ack", id: message.id, bytes: 0, gaveUp: true });
         return;
       }
-      for (const chunk of message.bytes) input.write(chunk);
+      for (const chunk of message.bytes) {
+        afterAnswers.read(chunk.byteLength);
+        input.write(chunk);
+      }
       return;
     }
     case "end": {
@@ -202,12 +210,14 @@ parentPort?.on("message", (message: DecoderRequest) => {
         const result = finishStream(id);
         if (result === undefined) gaveUp();
         else reply({ kind: "streamed", id, tail }, result);
+        afterAnswers.ended(streams.size);
       });
       return;
     }
     case "drop":
       streams.get(message.id)?.input.drop();
       streams.delete(message.id);
+      afterAnswers.ended(streams.size);
       return;
     case "again": {
       const { id, hash, slot, memory } = message;

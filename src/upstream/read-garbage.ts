@@ -6,8 +6,7 @@
 // next ones are read, so the same memory is used again: ~5-10 MB in [heap], at no more CPU (the
 // collections replace the full ones that memory set off). A collection of the young generation takes
 // under a millisecond here.
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { takeCollector } from "../lib/collector.js";
 
 /**
  * Memory of read pieces between two collections: 64 full socket reads. Counted by the memory a piece
@@ -19,30 +18,7 @@ import { runInNewContext } from "node:vm";
  */
 export const BYTES_PER_COLLECTION = 64 * 64 * 1024;
 
-type Collect = (options: { type: "minor" }) => void;
-
-/**
- * V8's `gc` taken from a context made while `--expose-gc` is set, then unset again, so no other code
- * gets a global `gc` it was not started with. Undefined if the runtime refuses (the collector then
- * frees the buffers in its own time, as before). A process started with the flag keeps it: its own
- * context has `gc` then, whether the flag came as an argument or in NODE_OPTIONS (not in execArgv).
- */
-function youngCollector(): Collect | undefined {
-  const given =
-    typeof (globalThis as { gc?: unknown }).gc === "function" ||
-    process.execArgv.some((arg) => arg === "--expose-gc" || arg === "--expose_gc");
-  try {
-    if (!given) setFlagsFromString("--expose-gc");
-    const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");
-    return typeof gc === "function" ? (gc as Collect) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (!given) setFlagsFromString("--no-expose-gc");
-  }
-}
-
-const collect = youngCollector();
+const collect = takeCollector();
 let bytesRead = 0;
 // The last piece's buffer, counted already: a read's pieces come one after another.
 let lastBuffer: ArrayBufferLike | undefined;
