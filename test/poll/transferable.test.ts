@@ -41,6 +41,8 @@ describe("ownMemoryTogether", () => {
     port1.postMessage(sent, transferList(sent));
     expect(members.map((m) => m.byteLength)).toEqual([0, 0]); // moved: detached here
     const received = receiveMessageOnPort(port2)?.message as Uint8Array[];
+    // Still one buffer on the other side, so the thread there frees them as one (releaseAll).
+    expect(tileOneBuffer(received)).toBe(true);
     expect(received.map((m) => [m.byteLength, m[0]])).toEqual([
       [70_000, 1],
       [50_000, 2],
