@@ -22,8 +22,12 @@ export class CollectAfterAnswers {
   /** Collections so far. */
   collections = 0;
 
+  /** The collector, taken at the first collection (`take`): a thread that never streams never takes one. */
+  private collect: Collect | undefined;
+  private taken = false;
+
   constructor(
-    private readonly collect: Collect | undefined,
+    private readonly take: () => Collect | undefined,
     private readonly quietMs = QUIET_MS,
     private readonly worthBytes = BYTES_WORTH_COLLECTING,
   ) {}
@@ -41,13 +45,18 @@ export class CollectAfterAnswers {
 
   /** An answer ended (read, given up or dropped), `open` still open. */
   ended(open: number): void {
-    if (open > 0 || this.bytes < this.worthBytes || this.collect === undefined) return;
+    if (open > 0 || this.bytes < this.worthBytes) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.bytes = 0;
+      if (!this.taken) {
+        this.taken = true;
+        this.collect = this.take();
+      }
+      if (this.collect === undefined) return;
       this.collections++;
-      this.collect?.({ type: "minor" });
+      this.collect({ type: "minor" });
     }, this.quietMs);
     this.timer.unref();
   }

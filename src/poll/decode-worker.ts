@@ -76,7 +76,7 @@ const heapBytes = () => getHeapStatistics().total_heap_size;
 /** Answers being streamed to this thread, by id, with the labels naming their source. */
 const streams = new Map<number, { decoder: ChunkDecoder; input: AnswerInput; source: string }>();
 /** The thread's young generation collected once a poll's answers are done (collect-after-answers.ts). */
-const afterAnswers = new CollectAfterAnswers(takeCollector());
+const afterAnswers = new CollectAfterAnswers(takeCollector);
 // Chunks are acknowledged together, once this much was read (a socket's ~64 KiB each: a message per
 // read cost the thread ~25 ms per 100k-target poll), and at once when the reader gives up. Well below
 // the main thread's high-water mark (stream-decoder.ts), so its fetch never waits on an ack held here.

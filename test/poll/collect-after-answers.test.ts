@@ -11,7 +11,7 @@ describe("CollectAfterAnswers", () => {
 
   const collector = () => {
     const calls: string[] = [];
-    const after = new CollectAfterAnswers((options) => calls.push(options.type));
+    const after = new CollectAfterAnswers(() => (options) => calls.push(options.type));
     return { calls, after };
   };
 
@@ -70,11 +70,40 @@ describe("CollectAfterAnswers", () => {
   });
 
   it("does nothing where the runtime gives no collector", () => {
-    const after = new CollectAfterAnswers(undefined);
+    const after = new CollectAfterAnswers(() => undefined);
     after.opened();
     after.read(2 * BYTES_WORTH_COLLECTING);
     after.ended(0);
     vi.advanceTimersByTime(QUIET_MS);
     expect(after.collections).toBe(0);
+  });
+});
+
+describe("CollectAfterAnswers, taking its collector", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("takes it at its first collection only, and never for small answers", () => {
+    let taken = 0;
+    const after = new CollectAfterAnswers(() => {
+      taken++;
+      return () => {};
+    });
+    after.opened();
+    after.read(10);
+    after.ended(0);
+    vi.advanceTimersByTime(10 * QUIET_MS);
+    expect(taken).toBe(0); // a thread of small answers (or none streamed) never takes one
+    for (let poll = 0; poll < 3; poll++) {
+      after.opened();
+      after.read(BYTES_WORTH_COLLECTING);
+      after.ended(0);
+      vi.advanceTimersByTime(QUIET_MS);
+    }
+    expect([taken, after.collections]).toEqual([1, 3]);
   });
 });
