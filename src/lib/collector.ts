@@ -25,17 +25,22 @@ export function takeCollector(): Collect | undefined {
   const given =
     typeof (globalThis as { gc?: unknown }).gc === "function" ||
     process.execArgv.some((arg) => arg === "--expose-gc" || arg === "--expose_gc");
+  if (given) return contextGc();
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    try {
-      if (!given) setFlagsFromString("--expose-gc");
-      const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");
-      if (typeof gc === "function") return gc as Collect;
-    } catch {
-      return undefined;
-    } finally {
-      if (!given) setFlagsFromString("--no-expose-gc");
-    }
-    if (given) return undefined;
+    setFlagsFromString("--expose-gc");
+    const gc = contextGc();
+    setFlagsFromString("--no-expose-gc");
+    if (gc) return gc;
   }
   return undefined;
+}
+
+/** `gc` as a new context sees it, if it does. */
+function contextGc(): Collect | undefined {
+  try {
+    const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");
+    return typeof gc === "function" ? (gc as Collect) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -13,20 +13,19 @@ type Releasable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer; de
  * transfer throws: a throw here would end the decoder thread and every answer it was reading.
  */
 export function release(view: Uint8Array): void {
-  releaseWhole(view.buffer, view.byteOffset === 0 && view.byteLength === view.buffer.byteLength);
+  // Only memory the view is all of: a view into a larger buffer leaves its neighbours' bytes alone.
+  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength) detach(view.buffer);
 }
 
 /** The same for views that are between them the whole of one buffer (lib/joined-views.ts), else each alone. */
 export function releaseAll(views: readonly Uint8Array[]): void {
-  if (views.length > 1 && tileOneBuffer(views)) releaseWhole((views[0] as Uint8Array).buffer, true);
+  if (tileOneBuffer(views)) detach((views[0] as Uint8Array).buffer);
   else for (const view of views) release(view);
 }
 
-function releaseWhole(memory: ArrayBufferLike, whole: boolean): void {
+function detach(memory: ArrayBufferLike): void {
   const buffer = memory as Releasable;
   if (!(buffer instanceof ArrayBuffer) || typeof buffer.transfer !== "function" || buffer.detached) return;
-  // Only memory the views are all of: a view into a larger buffer leaves its neighbours' bytes alone.
-  if (!whole) return;
   try {
     buffer.transfer(0);
   } catch {
