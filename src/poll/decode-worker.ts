@@ -174,8 +174,8 @@ parentPort?.on("message", (message: DecoderRequest) => {
     case "open": {
       const { id, endpoint, options } = message;
       const decoder = ENDPOINTS[endpoint].stream?.(options, memory);
-      if (decoder)
-        streams.set(id, { decoder, input: new AnswerInput(decoder, acknowledger(id)), source: options.labelPrefix });
+      if (!decoder) return;
+      streams.set(id, { decoder, input: new AnswerInput(decoder, acknowledger(id)), source: options.labelPrefix });
       afterAnswers.opened();
       return;
     }
