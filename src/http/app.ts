@@ -8,6 +8,7 @@ import type { ProbeResponse } from "../probe/prober.js";
 import type { OwnMetrics } from "../publish/process-metrics.js";
 import type { ScrapeMetrics } from "../publish/scrape-metrics.js";
 import type { Exposition } from "../publish/store.js";
+import { otherMethods } from "./allowed-methods.js";
 import { AnswerBytes, PROBE_ANSWER_BYTES_IN_FLIGHT } from "./answer-bytes.js";
 import { basicAuth } from "./basic-auth.js";
 import { clientCertCheck } from "./client-cert.js";
@@ -79,6 +80,8 @@ export function createApp(deps: AppDeps): Express {
     if (deps.isReady()) res.type("text/plain").send("Ready.\n");
     else res.status(503).type("text/plain").send("Not ready: waiting for the first poll of every source.\n");
   });
+  const readOnly = otherMethods(["GET", "HEAD"]);
+  app.all(["/-/healthy", "/-/ready"], readOnly);
   app.use(basicAuth(() => deps.webConfig().users));
   const runtimePart = lastHeadPart();
 
@@ -115,6 +118,7 @@ export function createApp(deps: AppDeps): Express {
       next(err);
     }
   });
+  app.all(deps.telemetryPath, readOnly);
   const probeAnswers = new AnswerBytes(deps.probeAnswerBytes ?? PROBE_ANSWER_BYTES_IN_FLIGHT);
   app.get("/probe", async (req, res, next) => {
     try {
@@ -146,11 +150,13 @@ export function createApp(deps: AppDeps): Express {
       next(err);
     }
   });
+  app.all("/probe", readOnly);
   app.get("/logs", (req, res) => {
     const account = deps.probeAccount(Number(req.query.id));
     if (account === undefined) res.status(404).type("text/plain").send("No such probe in the recent history.\n");
     else res.type("text/plain").send(account);
   });
+  app.all("/logs", readOnly);
   // POST or PUT, as Prometheus takes them (web/web.go; Debian's 2.42 answers both 200, Alertmanager POST only).
   const reload: RequestHandler = async (_req, res, next) => {
     // Anyone who reaches the port (or a browser tricked into a cross-site form post) could reload.
@@ -168,12 +174,11 @@ export function createApp(deps: AppDeps): Express {
   };
   app.post("/-/reload", reload);
   app.put("/-/reload", reload);
-  app.all("/-/reload", (_req, res) => {
-    res.set("Allow", "POST, PUT").status(405).type("text/plain").send("Use POST (or PUT) to reload the config.\n");
-  });
+  app.all("/-/reload", otherMethods(["POST", "PUT"], "Use POST (or PUT) to reload the config.\n"));
   app.get("/", (_req, res) => {
     res.type("html").send(landingPage(deps.landing()));
   });
+  app.all("/", readOnly);
   // Any other path: plain text, as Go's router answers (not Express's HTML page).
   app.use((_req, res) => {
     res.status(404).type("text/plain").send("404 page not found\n");

@@ -196,7 +196,33 @@ describe("HTTP app", () => {
     expect(await refused.text()).toContain("x.yml:3: sources[0].url: invalid URL");
     const get = await fetch(`${base}/-/reload`);
     expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toBe("POST, PUT");
+    expect(get.headers.get("allow")).toBe("OPTIONS, POST, PUT");
+    expect(await get.text()).toBe("Use POST (or PUT) to reload the config.\n");
+  });
+
+  // As Debian's Prometheus 2.42 and Alertmanager 0.25 answer (their router's HandleMethodNotAllowed and
+  // HandleOPTIONS): POST /-/healthy is 405 with Allow: GET, HEAD, OPTIONS, and OPTIONS is 200 with no body.
+  it("answers a method a path does not serve 405 with Allow, and OPTIONS 200, as Prometheus does", async () => {
+    const base = await serve({ ready: () => true });
+    for (const path of ["/-/healthy", "/-/ready", "/custom-metrics", "/probe", "/logs", "/"]) {
+      for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+        const res = await fetch(`${base}${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+        expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+        expect(await res.text()).toBe("Method Not Allowed\n");
+      }
+      const options = await fetch(`${base}${path}`, { method: "OPTIONS" });
+      expect(options.status, `OPTIONS ${path}`).toBe(200);
+      expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+      expect(await options.text()).toBe("");
+      expect((await fetch(`${base}${path}`, { method: "HEAD" })).status, `HEAD ${path}`).not.toBe(405);
+    }
+    const options = await fetch(`${base}/-/reload`, { method: "OPTIONS" });
+    expect(options.status).toBe(200);
+    expect(options.headers.get("allow")).toBe("OPTIONS, POST, PUT");
+    // A path the exporter does not have stays 404 whatever the method.
+    expect((await fetch(`${base}/-/nothing`, { method: "POST" })).status).toBe(404);
   });
 
   it("refuses POST /-/reload without --web.enable-lifecycle, and does not reload", async () => {
