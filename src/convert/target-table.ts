@@ -22,6 +22,12 @@ import { lastScrapeSeconds, lastScrapeSecondsOfBytes } from "./time.js";
 // escapes: nearly every target) is its series' rendered labels, so only other spellings are kept apart.
 
 const VALUES = SERIES_VALUES.length;
+/** A series' place (TargetTable.places): its labels' start and length, the poll last met in, its plain identity's hash. */
+const PLACE = 4;
+const START = 0;
+const LENGTH = 1;
+const SEEN = 2;
+const PLAIN_HASH = 3;
 const QUOTE = 0x22;
 /** Rendered labels from which on they are kept in the line writer's memory (a smaller family is written whole). */
 const LINES_ARENA_MIN_BYTES = 64 * 1024;
@@ -59,6 +65,21 @@ function grownFloat64(a: Float64Array, size: number): Float64Array {
   const b = new Float64Array(size);
   b.set(a);
   return b;
+}
+
+/** `to` with series k's `stride` entries taken from series was[k]'s in `from`; the rest as made. */
+function reordered<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(
+  from: T,
+  to: T,
+  was: Int32Array,
+  stride: number,
+): T {
+  for (let k = 0; k < was.length; k++) {
+    const a = (was[k] as number) * stride;
+    const b = k * stride;
+    for (let j = 0; j < stride; j++) to[b + j] = from[a + j] as number;
+  }
+  return to;
 }
 
 /**
@@ -103,21 +124,26 @@ export class TargetTable implements TargetSeries {
   // Once large, in the line writer's memory where WebAssembly runs, so that it writes the families' lines
   // from them (the exposition's per-target families); small ones stay in a Buffer (no instance made).
   private pairsArena: ByteArena = new BufferArena();
-  private pairsStart: Int32Array = new Int32Array(1024);
-  private pairsLengths: Int32Array = new Int32Array(1024);
+  /**
+   * Per series s, side by side at s * PLACE (one cache miss for a series the upstream's order leads to,
+   * where four arrays were four): where its rendered labels start in the arena and their length, the
+   * poll it was last met in, and the hash of its plain identity.
+   */
+  private places: Int32Array = new Int32Array(1024 * PLACE);
   private pairsHash: Uint32Array = new Uint32Array(1024);
-  /** The poll a series was last met in. */
-  private seenIn: Uint32Array = new Uint32Array(1024);
   private pools: string[] = [];
   private series = 0;
   private readonly seriesIndex = new HashIndex((s) => this.pairsHash[s] as number);
   /** Series found by a plain identity: its hash, and whether it has one. */
-  private plainHash: Int32Array = new Int32Array(1024);
   private plainKnown: Uint8Array = new Uint8Array(1024);
-  private readonly plainIndex = new HashIndex((s) => this.plainHash[s] as number);
+  private readonly plainIndex = new HashIndex((s) => this.places[s * PLACE + PLAIN_HASH] as number);
   private layout: Layout | undefined;
-  /** Values by series: this poll's for the series met in it, until then the last poll's. */
-  private columns: Float64Array[] = SERIES_VALUES.map(() => new Float64Array(1024));
+  /**
+   * Values by series: this poll's for the series met in it, until then the last poll's. Side by side,
+   * series s's at s * VALUES: the upstream lists targets in a new order every poll, and a series' values
+   * in one place are one cache miss to read and replace where five columns were five.
+   */
+  private values: Float64Array = new Float64Array(1024 * VALUES);
   /** Whether a value of family v of a series met in both polls moved; whether targets merged this poll. */
   private readonly moved = SERIES_VALUES.map(() => false);
   private merged = false;
@@ -130,7 +156,7 @@ export class TargetTable implements TargetSeries {
   private metLastPoll = 0;
   private lastOrder: Uint32Array | undefined;
   private orderKept = false;
-  private readonly values = new Array<number>(VALUES);
+  private readonly valuesRead = new Array<number>(VALUES);
 
   constructor(private readonly extraLabels: readonly TargetLabel[]) {}
 
@@ -151,26 +177,24 @@ export class TargetTable implements TargetSeries {
   /** Adds a target read this poll; true when it merged into a series another target made (a collision). */
   add(read: TargetRead): boolean {
     const s = this.seriesOfTarget(read);
-    const values = targetValues(this.values, read, lastScrapeOf(read));
-    if (this.seenIn[s] === this.poll) {
+    const values = targetValues(this.valuesRead, read, lastScrapeOf(read));
+    const kept = this.values;
+    const at = s * VALUES;
+    if (this.places[s * PLACE + SEEN] === this.poll) {
       this.merged = true;
-      for (let v = 0; v < VALUES; v++) {
-        const column = this.columns[v] as Float64Array;
-        column[s] = mergeValue(v, column[s] as number, values[v] as number);
-      }
+      for (let v = 0; v < VALUES; v++) kept[at + v] = mergeValue(v, kept[at + v] as number, values[v] as number);
       return true;
     }
     // A series met last poll still holds that poll's values: whether they moved is seen as they are replaced.
-    const metLastPoll = this.seenIn[s] === this.poll - 1;
+    const metLastPoll = this.places[s * PLACE + SEEN] === this.poll - 1;
     if (metLastPoll) this.metLastPoll++;
-    this.seenIn[s] = this.poll;
+    this.places[s * PLACE + SEEN] = this.poll;
     if (this.metCount === this.met.length) this.met = grownUint32(this.met, this.met.length * 2);
     this.met[this.metCount++] = s;
     for (let v = 0; v < VALUES; v++) {
-      const column = this.columns[v] as Float64Array;
       const value = values[v] as number;
-      if (metLastPoll && !this.moved[v] && !same(column[s] as number, value)) this.moved[v] = true;
-      column[s] = value;
+      if (metLastPoll && !this.moved[v] && !same(kept[at + v] as number, value)) this.moved[v] = true;
+      kept[at + v] = value;
     }
     return false;
   }
@@ -185,8 +209,8 @@ export class TargetTable implements TargetSeries {
         hash: (i) => this.pairsHash[i] as number,
         compare: (a, b) => this.comparePairs(a, b),
       });
-      this.lastOrder = order;
       this.layOut(order);
+      this.lastOrder = this.renumber(order);
     }
     return this.lastOrder as Uint32Array;
   }
@@ -205,13 +229,52 @@ export class TargetTable implements TargetSeries {
     const from = arena === old ? Buffer.from(old.bytes.subarray(0, old.used)) : old.bytes;
     arena.clear();
     const move = (s: number) => {
-      const length = this.pairsLengths[s] as number;
+      const length = this.places[s * PLACE + LENGTH] as number;
       const at = arena.reserve(length);
-      from.copy(arena.bytes, at, this.pairsStart[s] as number, (this.pairsStart[s] as number) + length);
-      this.pairsStart[s] = at;
+      from.copy(
+        arena.bytes,
+        at,
+        this.places[s * PLACE + START] as number,
+        (this.places[s * PLACE + START] as number) + length,
+      );
+      this.places[s * PLACE + START] = at;
     };
     for (let k = 0; k < order.length; k++) move(order[k] as number);
-    for (let s = 0; s < this.series; s++) if (this.seenIn[s] !== this.poll) move(s);
+    for (let s = 0; s < this.series; s++) if (this.places[s * PLACE + SEEN] !== this.poll) move(s);
+  }
+
+  /**
+   * Numbers the series in the order they are written in (`order`, then those not met this poll, as
+   * layOut placed their labels), so that whatever walks them in that order (writing a family's lines,
+   * at every poll and every plain scrape) walks their places and values in memory order, not from a
+   * cache miss to the next as the upstream listed the targets. Returns the order as it is now: 0, 1, ...
+   */
+  private renumber(order: Uint32Array): Uint32Array {
+    const n = this.series;
+    const renumbered = new Int32Array(n);
+    const was = new Int32Array(n);
+    let k = 0;
+    for (; k < order.length; k++) {
+      const s = order[k] as number;
+      renumbered[s] = k;
+      was[k] = s;
+    }
+    for (let s = 0; s < n; s++) {
+      if (this.places[s * PLACE + SEEN] === this.poll) continue;
+      renumbered[s] = k;
+      was[k++] = s;
+    }
+    this.places = reordered(this.places, new Int32Array(this.places.length), was, PLACE);
+    this.values = reordered(this.values, new Float64Array(this.values.length), was, VALUES);
+    this.pairsHash = reordered(this.pairsHash, new Uint32Array(this.pairsHash.length), was, 1);
+    this.plainKnown = reordered(this.plainKnown, new Uint8Array(this.plainKnown.length), was, 1);
+    this.pools = Array.from(was, (s) => this.pools[s] as string);
+    for (let id = 0; id < this.ids; id++) this.idSeries[id] = renumbered[this.idSeries[id] as number] as number;
+    this.plainIndex.renumber(renumbered);
+    this.seriesIndex.renumber(renumbered);
+    const now = new Uint32Array(order.length);
+    for (let i = 0; i < now.length; i++) now[i] = i;
+    return now;
   }
 
   /**
@@ -250,12 +313,12 @@ export class TargetTable implements TargetSeries {
   /** Memory held between polls, in bytes (arenas, columns, indices). */
   get bytes(): number {
     const perId = 4 * 4; // four Int32Arrays
-    const perSeries = 4 * 5 + 1 + 8 + VALUES * 8; // five 32-bit arrays, a flag, a pool, the values
+    const perSeries = 4 * PLACE + 4 + 1 + 8 + VALUES * 8; // a place, a hash, a flag, a pool, the values
     return (
       this.idArena.bytes.length +
       this.pairsArena.held +
       this.idStart.length * perId +
-      this.pairsStart.length * perSeries +
+      this.pairsHash.length * perSeries +
       this.met.byteLength +
       this.idIndex.bytes +
       this.seriesIndex.bytes +
@@ -264,24 +327,25 @@ export class TargetTable implements TargetSeries {
   }
 
   value(v: number, i: number): number {
-    return (this.columns[v] as Float64Array)[i] as number;
+    return this.values[i * VALUES + v] as number;
   }
 
   pairsLength(i: number): number {
-    return this.pairsLengths[i] as number;
+    return this.places[i * PLACE + LENGTH] as number;
   }
 
   writePairs(out: Buffer, offset: number, i: number): number {
-    const start = this.pairsStart[i] as number;
-    return this.pairsArena.bytes.copy(out, offset, start, start + (this.pairsLengths[i] as number));
+    const start = this.places[i * PLACE + START] as number;
+    return this.pairsArena.bytes.copy(out, offset, start, start + (this.places[i * PLACE + LENGTH] as number));
   }
 
   /**
-   * Where series s's labels are (`starts[s]`, `lengths[s]` bytes in the lines arena) and its value of
-   * family v (`values[s]`): the table's own arrays, as they are until the next poll begins.
+   * Where series s's labels are in the lines arena (from `places[s * placeStride]`, for
+   * `places[s * placeStride + 1]` bytes) and its values (`values[s * valueStride + v]` for family v): the
+   * table's own arrays, as they are until the next poll begins.
    */
-  seriesArrays(v: number): { starts: Int32Array; lengths: Int32Array; values: Float64Array } {
-    return { starts: this.pairsStart, lengths: this.pairsLengths, values: this.columns[v] as Float64Array };
+  seriesArrays(): { places: Int32Array; placeStride: number; values: Float64Array; valueStride: number } {
+    return { places: this.places, placeStride: PLACE, values: this.values, valueStride: VALUES };
   }
 
   get linesArena(): LinesArena | undefined {
@@ -289,7 +353,7 @@ export class TargetTable implements TargetSeries {
   }
 
   pairsStartOf(i: number): number {
-    return this.pairsStart[i] as number;
+    return this.places[i * PLACE + START] as number;
   }
 
   // --- identities ---
@@ -303,7 +367,7 @@ export class TargetTable implements TargetSeries {
     const plain = this.plainIndex;
     for (let at = plain.first(h); plain.entry(at) >= 0; at = plain.next(at)) {
       const s = plain.entry(at);
-      if (this.plainHash[s] === h && this.isPlainIdentity(s, read)) return s;
+      if (this.places[s * PLACE + PLAIN_HASH] === h && this.isPlainIdentity(s, read)) return s;
     }
     if (read.plain()) return this.newPlainIdentity(read, h);
     const index = this.idIndex;
@@ -325,8 +389,8 @@ export class TargetTable implements TargetSeries {
     const layout = this.layoutOf(read);
     const kept = this.pairsArena.bytes;
     const b = read.bytes;
-    let p = this.pairsStart[s] as number;
-    const end = p + (this.pairsLengths[s] as number);
+    let p = this.places[s * PLACE + START] as number;
+    const end = p + (this.places[s * PLACE + LENGTH] as number);
     for (let j = 0; j < layout.sources.length; j++) {
       p += layout.prefix[j] as number;
       const source = layout.sources[j] as number;
@@ -351,14 +415,18 @@ export class TargetTable implements TargetSeries {
     // A series first made by another spelling of the same labels is found by this one from now on too.
     if (!this.plainKnown[s]) {
       this.plainKnown[s] = 1;
-      this.plainHash[s] = hash;
+      this.places[s * PLACE + PLAIN_HASH] = hash;
       this.plainIndex.add(s, hash);
     }
     return s;
   }
 
+  /** Targets decoded and rendered the slow way (render) since the table was made: each new one once. */
+  rendered = 0;
+
   /** A new target's labels, decoded and rendered as the reference path renders them. */
   private render(read: TargetRead): Buffer {
+    this.rendered++;
     return Buffer.from(labelPairs(targetLabels(read.toActiveTarget(), this.extraLabels)), "utf8");
   }
 
@@ -436,40 +504,43 @@ export class TargetTable implements TargetSeries {
     const index = this.seriesIndex;
     for (let at = index.first(hash); index.entry(at) >= 0; at = index.next(at)) {
       const s = index.entry(at);
-      const start = this.pairsStart[s] as number;
+      const start = this.places[s * PLACE + START] as number;
       if (
         this.pairsHash[s] === hash &&
-        pairs.equals(arena.bytes.subarray(start, start + (this.pairsLengths[s] as number)))
+        pairs.equals(arena.bytes.subarray(start, start + (this.places[s * PLACE + LENGTH] as number)))
       )
         return s;
     }
-    if (this.series === this.pairsStart.length) this.growSeries(this.series * 2);
+    if (this.series === this.pairsHash.length) this.growSeries(this.series * 2);
     const s = this.series++;
     const at = arena.reserve(pairs.length);
     pairs.copy(arena.bytes, at);
-    this.pairsStart[s] = at;
-    this.pairsLengths[s] = pairs.length;
+    this.places[s * PLACE + START] = at;
+    this.places[s * PLACE + LENGTH] = pairs.length;
     this.pairsHash[s] = hash;
     this.seriesIndex.add(s, hash);
-    this.seenIn[s] = 0;
+    this.places[s * PLACE + SEEN] = 0;
     this.pools[s] = pool;
     return s;
   }
 
   private growSeries(size: number): void {
-    this.pairsStart = grownInt32(this.pairsStart, size);
-    this.pairsLengths = grownInt32(this.pairsLengths, size);
+    this.places = grownInt32(this.places, size * PLACE);
     this.pairsHash = grownUint32(this.pairsHash, size);
-    this.seenIn = grownUint32(this.seenIn, size);
-    this.plainHash = grownInt32(this.plainHash, size);
     this.plainKnown = grownUint8(this.plainKnown, size);
-    this.columns = this.columns.map((c) => grownFloat64(c, size));
+    this.values = grownFloat64(this.values, size * VALUES);
   }
 
   private comparePairs(a: number, b: number): number {
     const bytes = this.pairsArena.bytes;
-    const as = this.pairsStart[a] as number;
-    const bs = this.pairsStart[b] as number;
-    return bytes.compare(bytes, bs, bs + (this.pairsLengths[b] as number), as, as + (this.pairsLengths[a] as number));
+    const as = this.places[a * PLACE + START] as number;
+    const bs = this.places[b * PLACE + START] as number;
+    return bytes.compare(
+      bytes,
+      bs,
+      bs + (this.places[b * PLACE + LENGTH] as number),
+      as,
+      as + (this.places[a * PLACE + LENGTH] as number),
+    );
   }
 }

@@ -56,6 +56,15 @@ export class HashIndex {
     this.count++;
   }
 
+  /** Entries numbered anew: entry e is `renumbered[e]` from now on (under the same hash). */
+  renumber(renumbered: Int32Array): void {
+    const slots = this.slots;
+    for (let at = 0; at < slots.length; at++) {
+      const entry = slots[at] as number;
+      if (entry !== EMPTY) slots[at] = renumbered[entry] as number;
+    }
+  }
+
   get bytes(): number {
     return this.slots.byteLength;
   }

@@ -40,13 +40,13 @@ export const MAX_WRITINGS = 64;
 function batchOf(table: TargetTable, order: Uint32Array, v: number): LinesBatch {
   // The table's arrays themselves (a method call per line and value cost more than writing the lines):
   // valid while no poll began, which fill() checks before each batch.
-  const { starts, lengths: blockLengths, values: column } = table.seriesArrays(v);
+  const { places, placeStride, values: kept, valueStride } = table.seriesArrays();
   return (first, n, offsets, lengths, values) => {
     for (let j = 0; j < n; j++) {
       const s = order[first + j] as number;
-      offsets[j] = starts[s] as number;
-      lengths[j] = blockLengths[s] as number;
-      values[j] = column[s] as number;
+      offsets[j] = places[s * placeStride] as number;
+      lengths[j] = places[s * placeStride + 1] as number;
+      values[j] = kept[s * valueStride + v] as number;
     }
   };
 }

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TargetsRounds } from "../../scripts/bench/generate.js";
 import { identityHash } from "../../src/convert/identity-hash.js";
+import type { TargetTable } from "../../src/convert/target-table.js";
 import { PER_TARGET_FAMILIES } from "../../src/convert/targets.js";
 import type { FamilyLines } from "../../src/exposition/pack.js";
 import { PackCache } from "../../src/exposition/pack-cache.js";
@@ -182,6 +183,31 @@ describe("a source's series kept between answers", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("finds its known targets by their bytes after it numbered its series anew, whatever order they come in", async () => {
+    // A poll that meets a new set of series lays them out and numbers them in the exporter's order; the
+    // indices that find a target's series must follow, or each known target is decoded and rendered
+    // again (the output the same, the cost that of a first poll).
+    const opts = options();
+    const thread = decoderThread();
+    const all = Array.from({ length: 300 }, (_, i) => ({
+      t: { pool: `p${i % 3}`, job: "j", instance: `10.0.${i >> 8}.${i & 255}:9100`, namespace: undefined },
+      m: { health: "up", lastScrape: "2026-11-21T05:00:00Z", duration: 0.25, interval: "15s" },
+    }));
+    const shuffled = (list: typeof all, seed: number) =>
+      list
+        .map((x, i) => ({ x, key: (i * 7919 + seed * 104729) % 1009 }))
+        .sort((a, b) => a.key - b.key)
+        .map(({ x }) => x);
+    const table = () => thread.kept.values().next().value as TargetTable;
+    for (const [round, listed] of [all, all.filter((_, i) => i % 4 !== 0), all].entries()) {
+      const text = answer(shuffled(listed, round));
+      const before = round === 0 ? 0 : table().rendered;
+      expect(await thread.decode(text, opts)).toEqual(reference(text, opts));
+      // The first answer renders every target once; the later ones, targets it knew, none.
+      expect(table().rendered - before).toBe(round === 0 ? all.length : 0);
+    }
   });
 
   it("gives what the reference path gives for more targets with escaped or non-ASCII labels than its first arrays hold", async () => {

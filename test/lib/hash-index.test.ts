@@ -25,6 +25,42 @@ describe("HashIndex", () => {
     );
   });
 
+  it("finds every entry under its new number after renumber, and grows on from the new numbers", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 2000 }).chain((hashes) =>
+          fc.tuple(
+            fc.constant(hashes),
+            fc.shuffledSubarray(
+              hashes.map((_, e) => e),
+              { minLength: hashes.length },
+            ),
+          ),
+        ),
+        ([hashes, order]) => {
+          // Entry e becomes renumbered[e]; the hashes follow their entries.
+          const renumbered = new Int32Array(hashes.length);
+          for (const [k, e] of order.entries()) renumbered[e] = k;
+          const now = new Array<number>(hashes.length);
+          for (const [e, h] of hashes.entries()) now[renumbered[e] as number] = h;
+          let hashOf = (e: number) => hashes[e] as number;
+          const index = new HashIndex((e) => hashOf(e));
+          for (const [e, h] of hashes.entries()) index.add(e, h);
+          index.renumber(renumbered);
+          hashOf = (e) => now[e] as number;
+          index.add(hashes.length, 99); // grows on from the new numbers
+          now.push(99);
+          for (const [e, h] of now.entries()) {
+            const found: number[] = [];
+            for (let at = index.first(h); index.entry(at) >= 0; at = index.next(at)) found.push(index.entry(at));
+            expect(found).toContain(e);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it("never walks a probe sequence past MAX_PROBE_STEPS: hashes chosen to collide throw, random ones do not", () => {
     const walk = (index: HashIndex, h: number) => {
       let steps = 0;
