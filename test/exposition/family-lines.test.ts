@@ -145,6 +145,30 @@ describe("the WebAssembly line writer", () => {
     expect(used).toHaveBeenCalled();
   });
 
+  it("writes runs of one value as the JavaScript writer does (the writer reuses the last value's text)", () => {
+    // Runs of one value, edge values and values JavaScript writes among them, -0 after 0, NaN (no line)
+    // inside a run: the text kept from the value before must be the one written, and only then.
+    const run = fc.tuple(fc.oneof(value, fc.constant(-0)), fc.integer({ min: 1, max: 6 }), fc.boolean());
+    fc.assert(
+      fc.property(fc.array(run, { minLength: 1, maxLength: 12 }), (runs) => {
+        const column = runs.flatMap(([x, n, gap]) => {
+          const values = Array.from({ length: n }, () => x);
+          if (gap && n > 1) values[1] = Number.NaN;
+          return values;
+        });
+        const blocks = column.map((_, i) => Buffer.from(`job="j",instance="h-${i}"`));
+        const values = PER_TARGET_FAMILIES.map((_, v) => (v === 0 ? column : column.map(() => 1)));
+        const { inArena, hidden } = arenaSeries(blocks, values);
+        const order = blocks.map((_, i) => i);
+        const written = (families: ReturnType<typeof pieces>) => families.map(({ name, pieces }) => ({ name, pieces }));
+        expect(written(pieces(summaryOf(inArena, order), "", 300))).toEqual(
+          written(pieces(summaryOf(hidden, order), "", 300)),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("writes every edge value as the JavaScript writer does, in a family large enough to be packed", () => {
     const n = 5000;
     const blocks = Array.from({ length: n }, (_, i) => Buffer.from(`job="j",instance="host-${i}:9100"`));
