@@ -81,7 +81,8 @@ export function createApp(deps: AppDeps): Express {
     else res.status(503).type("text/plain").send("Not ready: waiting for the first poll of every source.\n");
   });
   const readOnly = otherMethods(["GET", "HEAD"]);
-  app.all(["/-/healthy", "/-/ready"], readOnly);
+  app.all("/-/healthy", readOnly);
+  app.all("/-/ready", readOnly);
   app.use(basicAuth(() => deps.webConfig().users));
   const runtimePart = lastHeadPart();
 
