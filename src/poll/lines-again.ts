@@ -39,9 +39,10 @@ export const MAX_WRITINGS = 64;
 /** Lines [first, first + n) of family v, in `order`, as the line writer takes them. */
 function batchOf(table: TargetTable, order: Uint32Array, v: number): LinesBatch {
   // The table's arrays themselves (a method call per line and value cost more than writing the lines):
-  // valid while no poll began, which fill() checks before each batch.
-  const { places, placeStride, values: kept, valueStride } = table.seriesArrays();
+  // valid while no poll began, which fill() checks before each batch. Taken at each batch, not once: a
+  // poll that lays the series out anew replaces them, and a writing left unended must not keep old ones.
   return (first, n, offsets, lengths, values) => {
+    const { places, placeStride, values: kept, valueStride } = table.seriesArrays();
     for (let j = 0; j < n; j++) {
       const s = order[first + j] as number;
       offsets[j] = places[s * placeStride] as number;
