@@ -67,19 +67,28 @@ function grownFloat64(a: Float64Array, size: number): Float64Array {
   return b;
 }
 
-/** `to` with series k's `stride` entries taken from series was[k]'s in `from`; the rest as made. */
-function reordered<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(
-  from: T,
-  to: T,
-  was: Int32Array,
-  stride: number,
-): T {
-  for (let k = 0; k < was.length; k++) {
-    const a = (was[k] as number) * stride;
-    const b = k * stride;
-    for (let j = 0; j < stride; j++) to[b + j] = from[a + j] as number;
+/**
+ * Series k's `stride` entries replaced by series was[k]'s, in place (each cycle of the permutation
+ * followed once), so that laying the series out anew needs no second copy of the arrays.
+ */
+function reorder(a: Int32Array | Uint32Array | Uint8Array | Float64Array, was: Int32Array, stride: number): void {
+  const n = was.length;
+  const done = new Uint8Array(n);
+  const held = new Float64Array(stride); // holds any of the arrays' numbers exactly
+  for (let start = 0; start < n; start++) {
+    if (done[start]) continue;
+    for (let j = 0; j < stride; j++) held[j] = a[start * stride + j] as number;
+    for (let k = start; ; ) {
+      done[k] = 1;
+      const from = was[k] as number;
+      if (from === start) {
+        for (let j = 0; j < stride; j++) a[k * stride + j] = held[j] as number;
+        break;
+      }
+      for (let j = 0; j < stride; j++) a[k * stride + j] = a[from * stride + j] as number;
+      k = from;
+    }
   }
-  return to;
 }
 
 /**
@@ -264,10 +273,10 @@ export class TargetTable implements TargetSeries {
       renumbered[s] = k;
       was[k++] = s;
     }
-    this.places = reordered(this.places, new Int32Array(this.places.length), was, PLACE);
-    this.values = reordered(this.values, new Float64Array(this.values.length), was, VALUES);
-    this.pairsHash = reordered(this.pairsHash, new Uint32Array(this.pairsHash.length), was, 1);
-    this.plainKnown = reordered(this.plainKnown, new Uint8Array(this.plainKnown.length), was, 1);
+    reorder(this.places, was, PLACE);
+    reorder(this.values, was, VALUES);
+    reorder(this.pairsHash, was, 1);
+    reorder(this.plainKnown, was, 1);
     this.pools = Array.from(was, (s) => this.pools[s] as string);
     for (let id = 0; id < this.ids; id++) this.idSeries[id] = renumbered[this.idSeries[id] as number] as number;
     this.plainIndex.renumber(renumbered);
