@@ -238,14 +238,9 @@ export class TargetTable implements TargetSeries {
     const from = arena === old ? Buffer.from(old.bytes.subarray(0, old.used)) : old.bytes;
     arena.clear();
     const move = (s: number) => {
-      const length = this.places[s * PLACE + LENGTH] as number;
-      const at = arena.reserve(length);
-      from.copy(
-        arena.bytes,
-        at,
-        this.places[s * PLACE + START] as number,
-        (this.places[s * PLACE + START] as number) + length,
-      );
+      const start = this.pairsStartOf(s);
+      const at = arena.reserve(this.pairsLength(s));
+      from.copy(arena.bytes, at, start, start + this.pairsLength(s));
       this.places[s * PLACE + START] = at;
     };
     for (let k = 0; k < order.length; k++) move(order[k] as number);
@@ -344,8 +339,8 @@ export class TargetTable implements TargetSeries {
   }
 
   writePairs(out: Buffer, offset: number, i: number): number {
-    const start = this.places[i * PLACE + START] as number;
-    return this.pairsArena.bytes.copy(out, offset, start, start + (this.places[i * PLACE + LENGTH] as number));
+    const start = this.pairsStartOf(i);
+    return this.pairsArena.bytes.copy(out, offset, start, start + this.pairsLength(i));
   }
 
   /**
@@ -398,8 +393,8 @@ export class TargetTable implements TargetSeries {
     const layout = this.layoutOf(read);
     const kept = this.pairsArena.bytes;
     const b = read.bytes;
-    let p = this.places[s * PLACE + START] as number;
-    const end = p + (this.places[s * PLACE + LENGTH] as number);
+    let p = this.pairsStartOf(s);
+    const end = p + this.pairsLength(s);
     for (let j = 0; j < layout.sources.length; j++) {
       p += layout.prefix[j] as number;
       const source = layout.sources[j] as number;
@@ -430,12 +425,15 @@ export class TargetTable implements TargetSeries {
     return s;
   }
 
+  private renders = 0;
   /** Targets decoded and rendered the slow way (render) since the table was made: each new one once. */
-  rendered = 0;
+  get rendered(): number {
+    return this.renders;
+  }
 
   /** A new target's labels, decoded and rendered as the reference path renders them. */
   private render(read: TargetRead): Buffer {
-    this.rendered++;
+    this.renders++;
     return Buffer.from(labelPairs(targetLabels(read.toActiveTarget(), this.extraLabels)), "utf8");
   }
 
@@ -513,11 +511,8 @@ export class TargetTable implements TargetSeries {
     const index = this.seriesIndex;
     for (let at = index.first(hash); index.entry(at) >= 0; at = index.next(at)) {
       const s = index.entry(at);
-      const start = this.places[s * PLACE + START] as number;
-      if (
-        this.pairsHash[s] === hash &&
-        pairs.equals(arena.bytes.subarray(start, start + (this.places[s * PLACE + LENGTH] as number)))
-      )
+      const start = this.pairsStartOf(s);
+      if (this.pairsHash[s] === hash && pairs.equals(arena.bytes.subarray(start, start + this.pairsLength(s))))
         return s;
     }
     if (this.series === this.pairsHash.length) this.growSeries(this.series * 2);
@@ -542,14 +537,8 @@ export class TargetTable implements TargetSeries {
 
   private comparePairs(a: number, b: number): number {
     const bytes = this.pairsArena.bytes;
-    const as = this.places[a * PLACE + START] as number;
-    const bs = this.places[b * PLACE + START] as number;
-    return bytes.compare(
-      bytes,
-      bs,
-      bs + (this.places[b * PLACE + LENGTH] as number),
-      as,
-      as + (this.places[a * PLACE + LENGTH] as number),
-    );
+    const as = this.pairsStartOf(a);
+    const bs = this.pairsStartOf(b);
+    return bytes.compare(bytes, bs, bs + this.pairsLength(b), as, as + this.pairsLength(a));
   }
 }
