@@ -1,5 +1,6 @@
 import type { Gunzip } from "node:zlib";
 import { gunzipInPieces } from "../lib/gunzip-pieces.js";
+import { GunzipError, type SyncGunzip, syncGunzip } from "../lib/gunzip-sync.js";
 import { LastBytes } from "../lib/last-bytes.js";
 import { release } from "../lib/release-memory.js";
 import type { StreamedEncoding } from "../upstream/client.js";
@@ -8,8 +9,9 @@ import type { ChunkDecoder } from "./decode-types.js";
 import { TAIL_BYTES } from "./flavor-clues.js";
 
 // An answer's bytes as a decoder thread takes them: a gzip answer comes as it came over the wire and
-// is gunzipped here, piece by piece, each inflated piece read as soon as zlib hands it over (zlib works
-// in Node's thread pool, as before). Gunzipped on the main thread, a 100k-target answer crossed to this
+// is gunzipped here, piece by piece, each inflated piece read as soon as zlib hands it over: on this
+// thread (lib/gunzip-sync.ts), or where a Node.js lacks what that needs, by a zlib stream in Node's
+// thread pool. Gunzipped on the main thread, a 100k-target answer crossed to this
 // thread in ~700 pieces of ~120 KiB, each a zlib callback, a stream turn, a copy or a move and a share
 // of a message there: ~95 ms more of the main thread's CPU per poll than the ~60 pieces of the answer's
 // gzip bytes, and the whole process ~80 ms (~9%) more: this thread's share of the zlib callbacks is small.
@@ -28,6 +30,7 @@ export interface InputFailure {
  * are read (a gzip piece: once zlib took it), and whether more are wanted.
  */
 export class AnswerInput {
+  private sync: SyncGunzip | undefined;
   private inflate: Gunzip | undefined;
   private inflated = 0;
   private maxBytes = Number.POSITIVE_INFINITY;
@@ -39,18 +42,29 @@ export class AnswerInput {
   /** Why the answer cannot be read (not valid gzip, too large once gunzipped), once known. */
   failure: InputFailure | undefined;
 
+  /** `gunzip`: "stream" gunzips in Node's thread pool even where this thread could (tests). */
   constructor(
     private readonly decoder: ChunkDecoder,
     private readonly consumed: (bytes: number, more: boolean) => void,
+    private readonly gunzip: "here" | "stream" = "here",
   ) {}
 
   /** Says how the pieces come; before the first piece (a fetch tried again may say it anew). */
   encoding({ gzip }: InputEncoding): void {
+    this.sync?.close();
+    this.sync = undefined;
     this.inflate?.destroy();
     this.inflate = undefined;
     if (!gzip) return;
     this.maxBytes = gzip.maxBytes;
     this.tooLarge = gzip.tooLarge;
+    if (this.gunzip === "here") {
+      this.sync = syncGunzip((piece) => {
+        this.read(piece);
+        return !this.stopped;
+      });
+      if (this.sync) return;
+    }
     const inflate = gunzipInPieces();
     inflate.on("data", (piece: Buffer) => this.read(piece));
     // zlib ends the answer early at zero bytes after a member (gzip's padding): what follows is not read,
@@ -58,9 +72,7 @@ export class AnswerInput {
     inflate.on("end", () => {
       if (!this.ending) this.drop();
     });
-    inflate.on("error", (error: NodeJS.ErrnoException) =>
-      this.fail({ reason: "invalid_json", message: `answer is not valid gzip: ${error.message}` }),
-    );
+    inflate.on("error", (error: Error) => this.notGzip(error));
     this.inflate = inflate;
   }
 
@@ -74,6 +86,16 @@ export class AnswerInput {
     if (this.stopped) {
       release(piece);
       this.consumed(bytes, false);
+    } else if (this.sync) {
+      try {
+        this.sync.write(piece);
+        // zlib's end of the gzip data before the answer's (gzip's padding): what follows is not read.
+        if (this.sync.ended) this.drop();
+      } catch (error) {
+        this.notGzip(error);
+      }
+      release(piece);
+      this.consumed(bytes, !this.stopped);
     } else if (this.inflate) {
       this.inflate.write(piece, () => {
         release(piece);
@@ -88,6 +110,13 @@ export class AnswerInput {
   /** The last piece was written: `done` once every byte was read (or the answer failed). */
   end(done: () => void): void {
     this.ending = true;
+    if (this.sync && !this.stopped) {
+      try {
+        this.sync.end();
+      } catch (error) {
+        this.notGzip(error);
+      }
+    }
     const inflate = this.inflate;
     if (!inflate || this.stopped) {
       done();
@@ -108,6 +137,7 @@ export class AnswerInput {
   drop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.sync?.close();
     this.inflate?.destroy();
     this.consumed(0, false); // the rest need not be sent
   }
@@ -115,13 +145,19 @@ export class AnswerInput {
   private read(piece: Uint8Array): void {
     if (this.stopped) return;
     this.inflated += piece.byteLength;
-    if (this.inflate && this.inflated > this.maxBytes) {
+    if ((this.sync || this.inflate) && this.inflated > this.maxBytes) {
       this.fail({ reason: "too_large", message: this.tooLarge });
       return;
     }
     this.last.keep(piece);
     if (!this.decoder.write(piece)) this.drop(); // nothing more to gunzip either
     release(piece); // read (copied into the reader's window, or carried): not needed any more
+  }
+
+  /** zlib's refusal fails the answer; anything else thrown (by the reader) is not about the bytes. */
+  private notGzip(error: unknown): void {
+    if (!(error instanceof Error) || (this.sync && !(error instanceof GunzipError))) throw error;
+    this.fail({ reason: "invalid_json", message: `answer is not valid gzip: ${error.message}` });
   }
 
   private fail(failure: InputFailure): void {
