@@ -12,7 +12,7 @@ import { INFLATE_CHUNK_BYTES } from "./gunzip-pieces.js";
 // Where a Node.js lacks what this needs, `syncGunzip` says so and the stream is used instead.
 
 /** The native zlib handle's synchronous side (node_zlib.cc). */
-interface NativeZlib {
+export interface NativeZlib {
   writeSync(
     flush: number,
     input: Uint8Array,
@@ -136,5 +136,25 @@ export function syncGunzip(piece: (bytes: Buffer) => boolean): SyncGunzip | unde
     stream.destroy();
     return undefined;
   }
-  return new SyncGunzip(stream, { _handle: handle, _writeState: state }, piece);
+  const gunzip = new SyncGunzip(stream, { _handle: handle, _writeState: state }, piece);
+  if (!writesBack(handle, state)) {
+    gunzip.close();
+    return undefined;
+  }
+  return gunzip;
+}
+
+/**
+ * Whether the handle says what it did where this reads it: a write of nothing into 16 bytes of room
+ * leaves all 16 and no input. A handle that wrote elsewhere would leave `run` waiting for room forever.
+ */
+export function writesBack(handle: NativeZlib, state: Uint32Array): boolean {
+  state[0] = 0;
+  state[1] = 1;
+  try {
+    handle.writeSync(constants.Z_NO_FLUSH, new Uint8Array(0), 0, 0, new Uint8Array(16), 0, 16);
+  } catch {
+    return false;
+  }
+  return state[0] === 16 && state[1] === 0;
 }
