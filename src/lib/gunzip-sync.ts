@@ -5,11 +5,11 @@ import { INFLATE_CHUNK_BYTES } from "./gunzip-pieces.js";
 // work in the thread pool: on a decoder thread, which has nothing else to do meanwhile, queueing ~60
 // pieces a poll there and waking for each result cost more than the inflating itself (measured on
 // Node 24, a 100k-target gzip answer: libuv's threads ~60 ms a poll, the decoder thread's own time no
-// lower; done here, 20-60 ms less CPU a poll in four alternated pairs, ~55 in three). Node has no public synchronous
-// streaming zlib: this drives the stream's native handle as Node's own gunzipSync does
-// (processChunkSync in lib/zlib.js of Node 20 and 24) and as npm's minizlib does, keeping the handle open
-// between pieces. minizlib is not used: it cannot tell where a member followed by padding ended.
-// Where a Node.js lacks what this needs, `syncGunzip` says so and the stream is used instead.
+// lower; done here, 20-60 ms less CPU a poll in four alternated pairs, ~55 in three). Node has no
+// public synchronous streaming zlib: this drives the stream's native handle as Node's own gunzipSync
+// does (processChunkSync in lib/zlib.js of Node 20 and 24) and as npm's minizlib does, keeping the
+// handle open between pieces. minizlib is not used: it cannot tell where a member followed by padding
+// ended. Where a Node.js lacks what this needs, `syncGunzip` says so and the stream is used instead.
 
 /** The native zlib handle's synchronous side (node_zlib.cc). */
 export interface NativeZlib {
