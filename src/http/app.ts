@@ -69,6 +69,14 @@ export function createApp(deps: AppDeps): Express {
     if (!body || req.method === "POST" || req.method === "PUT") return next();
     res.set("Connection", "close").status(400).type("text/plain").send(`A ${req.method} request takes no body.\n`);
   });
+  // `OPTIONS *` asks about the server, not a path: 200 with no body, before any path's handler or
+  // credentials; any other method on `*` is 400 and the connection closed. So Go's net/http answers for
+  // Prometheus and Alertmanager (globalOptionsHandler, ServeMux; measured on Debian's Prometheus 2.42).
+  app.use((req, res, next) => {
+    if (req.url !== "*") next();
+    else if (req.method === "OPTIONS") res.status(200).set("Content-Length", "0").end();
+    else res.set("Connection", "close").status(400).end();
+  });
   if ((deps.stallTimeoutMs ?? 0) > 0) app.use(resetInheritedTimeout);
   app.use(clientCertCheck(() => deps.webConfig().tls?.clientAuthType));
   // Health and readiness say nothing worth protecting, and Kubernetes probes carry no credentials:

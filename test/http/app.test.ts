@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import { request, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { crc32 } from "node:zlib";
 import { pino } from "pino";
@@ -223,6 +223,35 @@ describe("HTTP app", () => {
     expect(options.headers.get("allow")).toBe("OPTIONS, POST, PUT");
     // A path the exporter does not have stays 404 whatever the method.
     expect((await fetch(`${base}/-/nothing`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("answers OPTIONS * 200 with no body and another method on * 400, credentials or not, as Prometheus", async () => {
+    const users = new Map([["prometheus", "$2y$04$abcdefghijklmnopqrstuuJ8C8JlZ4b1sBqU3e.Wc6t1yO0ZP5p6i"]]);
+    const base = new URL(await serve({ webConfig: () => ({ tls: undefined, users }) }));
+    const asterisk = (method: string) =>
+      new Promise<{ status: number; length: string | undefined; body: string; connection: string | undefined }>(
+        (resolve, reject) => {
+          const req = request({ host: base.hostname, port: base.port, method, path: "*" }, (res) => {
+            let body = "";
+            res.on("data", (c: Buffer) => {
+              body += c.toString();
+            });
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                length: res.headers["content-length"],
+                body,
+                connection: res.headers.connection,
+              }),
+            );
+          });
+          req.once("error", reject);
+          req.end();
+        },
+      );
+    expect(await asterisk("OPTIONS")).toMatchObject({ status: 200, length: "0", body: "" });
+    // Any other method on * is a bad request there, and the connection closed.
+    expect(await asterisk("GET")).toMatchObject({ status: 400, connection: "close" });
   });
 
   it("refuses POST /-/reload without --web.enable-lifecycle, and does not reload", async () => {
