@@ -43,8 +43,6 @@ export class GunzipError extends Error {
 
 /** A gzip stream gunzipped synchronously: each write hands its inflated bytes to `piece` before it returns. */
 export class SyncGunzip {
-  private readonly handle: NativeZlib;
-  private readonly state: Uint32Array;
   private output = Buffer.allocUnsafeSlow(INFLATE_CHUNK_BYTES);
   private outputUsed = 0;
   private error: GunzipError | undefined;
@@ -57,11 +55,10 @@ export class SyncGunzip {
 
   constructor(
     private readonly stream: Gunzip,
-    internals: Required<{ [K in keyof StreamInternals]: NonNullable<StreamInternals[K]> }>,
+    private readonly handle: NativeZlib,
+    private readonly state: Uint32Array,
     private readonly piece: (bytes: Buffer) => boolean,
   ) {
-    this.handle = internals._handle;
-    this.state = internals._writeState;
     // Reported during writeSync (node_zlib.cc). Taken here rather than by the stream, which would
     // close the handle and emit the error a tick later.
     this.handle.onerror = (message, _errno, code) => {
@@ -128,7 +125,8 @@ export class SyncGunzip {
  * this Node.js does not have what it drives (the caller uses a zlib stream then).
  */
 export function syncGunzip(piece: (bytes: Buffer) => boolean): SyncGunzip | undefined {
-  const stream = createGunzip();
+  // The stream's own output buffer is never used: the smallest zlib allows.
+  const stream = createGunzip({ chunkSize: constants.Z_MIN_CHUNK });
   const internals = stream as unknown as StreamInternals;
   const handle = internals._handle;
   const state = internals._writeState;
@@ -136,7 +134,7 @@ export function syncGunzip(piece: (bytes: Buffer) => boolean): SyncGunzip | unde
     stream.destroy();
     return undefined;
   }
-  const gunzip = new SyncGunzip(stream, { _handle: handle, _writeState: state }, piece);
+  const gunzip = new SyncGunzip(stream, handle, state, piece);
   if (!writesBack(handle, state)) {
     gunzip.close();
     return undefined;
