@@ -16,6 +16,7 @@ import { PollError, withContext } from "./poll-error.js";
 import { proxyAgents } from "./proxy-agents.js";
 import { pieceRead } from "./read-garbage.js";
 import { isReadinessGate } from "./readiness-gate.js";
+import { checkBodyPiece, readingAgent } from "./reading-agent.js";
 import { keepCredentialsAtHome, stayWithin } from "./redirects.js";
 
 export interface FetchOptions {
@@ -95,6 +96,7 @@ export function fetchBody(url: string, options: FetchOptions): Promise<FetchedBo
   return withRetries(url, options, async ({ stream, received }) => {
     const chunks: Buffer[] = [];
     const keep = async (chunk: Buffer) => {
+      checkBodyPiece(chunk);
       await options.beforeKeeping?.(chunk.length);
       chunks.push(chunk);
     };
@@ -148,6 +150,7 @@ export function streamBody(
       reader.begin(gzip ? { gzip: { maxBytes: options.maxBytes, tooLarge } } : {}, stop);
       for await (const piece of stream) {
         const chunk = piece as Buffer;
+        checkBodyPiece(chunk);
         pieceRead(chunk);
         delivered = true;
         const more = reader.piece(chunk);
@@ -254,7 +257,7 @@ async function attempts<T>(
       stream = http.stream(url, {
         headers,
         https: auth?.https,
-        agent: options.http?.proxyUrl ? proxyAgents(options.http.proxyUrl) : undefined,
+        agent: options.http?.proxyUrl ? proxyAgents(options.http.proxyUrl) : { http: readingAgent },
         searchParams: options.searchParams,
         timeout: { request: options.timeoutMs },
         signal,
