@@ -232,6 +232,7 @@ async function streamed(
     received = await streamBody(url, fetchOptions, {
       begin: (input, stop) => stream.begin(input, stop),
       piece: (chunk) => stream.write(chunk),
+      movesPieces: true,
     });
   } catch (error) {
     stream.abort();

@@ -11,6 +11,7 @@ import { createConnection, type NetConnectOpts, type Socket } from "node:net";
 const READ_BUFFER_BYTES = 120 * 1024;
 const readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 let parserCopies = true;
+const readingSockets = new WeakSet<object>();
 
 function readingConnection(options: NetConnectOpts): Socket {
   if (!parserCopies) return createConnection(options);
@@ -24,7 +25,16 @@ function readingConnection(options: NetConnectOpts): Socket {
       },
     },
   });
+  readingSockets.add(socket);
   return socket;
+}
+
+/**
+ * Whether a socket reads into the shared buffer: its reads leave no buffer behind for V8 to collect,
+ * only the parser's copies of the body's pieces.
+ */
+export function readsIntoSharedBuffer(socket: object | null | undefined): boolean {
+  return socket != null && readingSockets.has(socket);
 }
 
 /**
