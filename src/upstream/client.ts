@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import type { IncomingMessage } from "node:http";
-import type { Readable } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import got, { type RequestError } from "got";
 import type { HttpClientConfig } from "../config/types.js";
@@ -279,6 +279,12 @@ async function attempts<T>(
       // got destroys the request when the deadline's signal fires, even after the answer was read: an
       // error with no listener then would end the process.
       request.on("error", () => {});
+      // A 101 answer: got hands the switched connection on ('upgrade') and nothing would ever close it,
+      // the upstream free to send on it for good. Closed at once; the answer is no answer.
+      request.on("upgrade", (_: IncomingMessage, socket: Duplex) => {
+        socket.destroy();
+        request.destroy(new PollError("http_status", "HTTP 101: the upstream switched protocols", { status: 101 }));
+      });
       let wire = 0;
       request.on("downloadProgress", ({ transferred }: { transferred: number }) => {
         wire = transferred;
