@@ -38,9 +38,9 @@ export function readsIntoSharedBuffer(socket: object | null | undefined): boolea
 }
 
 /**
- * Says whether a piece of an answer's body is memory of its own, and throws if it is not (it lies in the
- * shared read buffer, which the next read overwrites: an HTTP parser that does not copy, unlike Node 20's
- * and 24's). Sockets opened after that read as Node reads them.
+ * Throws if a piece of an answer's body is not memory of its own but lies in the shared read buffer,
+ * which the next read overwrites (an HTTP parser that does not copy, unlike Node 20's and 24's). Sockets
+ * opened after that read as Node reads them.
  */
 export function checkBodyPiece(piece: Uint8Array): void {
   if (piece.buffer !== readBuffer.buffer) return;

@@ -1,10 +1,10 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpClientConfig } from "../../src/config/types.js";
 import { fetchBody } from "../../src/upstream/client.js";
 import { PollError } from "../../src/upstream/poll-error.js";
 import { httpConfig as http } from "../helpers/config.js";
+import { closeServer, listenOnLoopback } from "../helpers/loopback-server.js";
 
 // An upstream may quote what it was sent in an error answer ("bad credentials: Bearer ..."); what the
 // answer says reaches the log and the status page (upstreamText), so the exporter's secrets are taken
@@ -29,13 +29,9 @@ const server = createServer((request, response) => {
 let url = "";
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${await listenOnLoopback(server)}`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => closeServer(server));
 
 async function failure(target: string, config: HttpClientConfig): Promise<PollError> {
   const error = await fetchBody(target, { timeoutMs: 5000, maxBytes: 2 ** 20, http: config }).catch((e: unknown) => e);

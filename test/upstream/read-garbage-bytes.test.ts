@@ -1,23 +1,6 @@
-import { constants, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { pieceRead } from "../../src/upstream/read-garbage.js";
-
-/** The young-generation collections (scavenges or minor mark-sweeps) run while `work` runs. */
-async function youngCollections(work: () => void): Promise<number> {
-  const entries: PerformanceEntry[] = [];
-  const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
-  observer.observe({ entryTypes: ["gc"] });
-  const young = (e: PerformanceEntry) => {
-    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
-    return kind === constants.NODE_PERFORMANCE_GC_MINOR || kind === 2; // 2: V8's minor mark-sweep
-  };
-  const before = entries.filter(young).length;
-  work();
-  // gc entries are delivered after the collection, on a later tick
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  observer.disconnect();
-  return entries.filter(young).length - before;
-}
+import { youngCollections } from "../helpers/young-collections.js";
 
 describe("collecting the read pieces' garbage", () => {
   // A piece's buffer is as large as the socket read that filled it (Node shrinks it to the bytes read),

@@ -1,7 +1,8 @@
 import { createServer } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkBodyPiece, readingAgent, readsIntoSharedBuffer } from "../../src/upstream/reading-agent.js";
+import { closeServer, listenOnLoopback } from "../helpers/loopback-server.js";
 
 // A Node.js whose HTTP parser handed on views of the socket's read instead of copies would have the next
 // read overwrite pieces still held: the first such piece fails its answer and the shared buffer is given
@@ -11,13 +12,9 @@ const server = createServer((_, response) => response.end("x".repeat(1000)));
 let port = 0;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.address() as AddressInfo).port;
+  port = await listenOnLoopback(server);
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => closeServer(server));
 
 const connect = () => readingAgent.createConnection({ host: "127.0.0.1", port }) as Socket;
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchBody, streamBody } from "../../src/upstream/client.js";
+import { closeServer, listenOnLoopback } from "../helpers/loopback-server.js";
 
 // Plain-HTTP upstreams are read through one buffer kept for all sockets (reading-agent.ts): every piece
 // handed on must still be the answer's bytes, in order, when the next reads overwrote that buffer.
@@ -25,13 +25,9 @@ server.on("connection", () => connections++);
 let url = "";
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${await listenOnLoopback(server)}`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => closeServer(server));
 
 /** Streams the answer at `path`, keeping every piece; every fifth piece makes the fetch wait a little. */
 async function streamed(path: string): Promise<Buffer[]> {

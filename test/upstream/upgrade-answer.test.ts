@@ -1,7 +1,8 @@
-import { type AddressInfo, createServer, type Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchBody, streamBody } from "../../src/upstream/client.js";
 import { PollError } from "../../src/upstream/poll-error.js";
+import { closeServer, listenOnLoopback } from "../helpers/loopback-server.js";
 
 // A hostile upstream (a /probe target) answers 101 Switching Protocols and then sends as fast as it is
 // read: got hands such a connection on and nothing closed it, the poll waited for its timeout and the
@@ -21,12 +22,11 @@ const server = createServer((socket) => {
 let url = "";
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/status/tsdb`;
+  url = `http://127.0.0.1:${await listenOnLoopback(server)}/api/v1/status/tsdb`;
 });
-afterAll(async () => {
+afterAll(() => {
   for (const socket of connections) socket.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return closeServer(server);
 });
 
 /** Resolves once every connection the server was given is closed. */
