@@ -23,8 +23,16 @@ export const MODULES = [
     target: "src/lib/family-lines-module.ts",
     constant: "FAMILY_LINES_MODULE",
     what: "The per-target line writer's WebAssembly module",
-    // Memory: [0, 1024) the module's own (results, digits, powers of ten); the caller grows it as it needs.
-    options: { enable: ["bulk-memory", "simd"], memoryBase: 64, initialMemory: 1 },
+    // Memory: [0, 1024) the module's own (results, digits, text, powers of ten, digit pairs); the caller makes it (shared, so
+    // other threads read the lines written into it, up to the 4 GiB of a 32-bit memory) and grows it.
+    options: {
+      enable: ["bulk-memory", "simd", "threads"],
+      memoryBase: 128,
+      importMemory: true,
+      sharedMemory: true,
+      initialMemory: 1,
+      maximumMemory: 65536,
+    },
   },
 ];
 

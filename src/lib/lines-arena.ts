@@ -1,5 +1,5 @@
 import { FAMILY_LINES_MODULE } from "./family-lines-module.js";
-import { compiledOnce, instantiate } from "./wasm-module.js";
+import { compiledOnce, instantiate, sharedMemory, type WasmMemory } from "./wasm-module.js";
 
 // Bytes appended one block after another (a target table's rendered labels), and, where WebAssembly
 // runs, kept in the memory of the line writer (assembly/family-lines.ts), which writes a family's lines
@@ -7,10 +7,23 @@ import { compiledOnce, instantiate } from "./wasm-module.js";
 // times as fast as the same loop in JavaScript. Without WebAssembly (node --jitless) the blocks are in a
 // Buffer and the caller writes its lines itself.
 //
-// The memory's layout is the module's (the numbers below are those of assembly/family-lines.ts).
+// The memory is shared: lines written into one of its slots are read by another thread where they
+// are (a plain scrape's lines written again, poll/lines-again.ts), not copied out first (a 100k-target
+// plain scrape's 62 MB copied took ~5 ms of the thread's ~20). Below BASE, its layout is the module's
+// (the numbers below are those of assembly/family-lines.ts); then the slots, then the blocks.
 
 /** Where the caller's memory starts: below is the module's own. */
 const BASE = 1024;
+/**
+ * Slots of the memory lines are written into for another thread to read (fillSlot). They lie below the
+ * blocks, so nothing the arena does (a poll's blocks, the writing of a poll's lines after them) writes
+ * over a slot another thread may still read. A slot's pages are the memory's once written (then for good:
+ * a memory gives no pages back); one never written costs address space only.
+ */
+export const OUT_SLOTS = 12;
+export const OUT_SLOT_BYTES = 2 ** 20;
+/** Where the blocks start: `bytes` is the memory from here on. */
+const BLOCKS = BASE + OUT_SLOTS * OUT_SLOT_BYTES;
 const NEXT = 0;
 const STOPPED = 4;
 const ROOM = 1;
@@ -24,10 +37,10 @@ const BATCH = 4096;
 const MAX_MEMORY = 65536 * PAGE;
 
 interface Exports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
   lines(
     start: number,
     startLength: number,
+    blocks: number,
     offsets: number,
     lengths: number,
     values: number,
@@ -109,8 +122,10 @@ export class BufferArena implements ByteArena {
  */
 export class LinesArena implements ByteArena {
   used = 0;
-  /** The most of the caller's part ever written (blocks, and what writing lines needs after them). */
-  held = 0;
+  /** The most of the blocks' part ever written (blocks, and what writing lines needs after them). */
+  private blocksHeld = 0;
+  /** Slots ever written (a bit each). */
+  private slotsWritten = 0;
   /**
    * The caller's part of the memory. Made again whenever ensure() grows the memory (which detaches the
    * views of it): nothing else grows it, the module allocating nothing of its own. A plain field, as the
@@ -118,7 +133,10 @@ export class LinesArena implements ByteArena {
    */
   bytes: Buffer;
 
-  private constructor(private readonly exports: Exports) {
+  private constructor(
+    private readonly memory: WasmMemory,
+    private readonly exports: Exports,
+  ) {
     this.bytes = this.makeView();
   }
 
@@ -127,26 +145,40 @@ export class LinesArena implements ByteArena {
     const module = familyLinesModule();
     if (!module) return undefined;
     try {
-      return new LinesArena(instantiate<Exports>(module));
+      // A shared memory's most is set when it is made (its address space is taken then, not its pages).
+      const memory = sharedMemory(Math.ceil((BLOCKS + 4096) / PAGE), MAX_MEMORY / PAGE);
+      return new LinesArena(memory, instantiate<Exports>(module, { env: { memory } }));
     } catch {
       return undefined;
     }
   }
 
-  private makeView(): Buffer {
-    const memory = this.exports.memory.buffer;
-    return Buffer.from(memory, BASE, memory.byteLength - BASE);
+  /** The memory, to be read by other threads: its bytes never move, however it grows. */
+  get shared(): SharedArrayBuffer {
+    return this.memory.buffer as SharedArrayBuffer;
   }
 
-  /** Grows the memory so that the caller's part holds at least `bytes`. */
+  /** Bytes of memory it holds: what was ever written of the blocks' part and of the slots. */
+  get held(): number {
+    let slots = 0;
+    for (let bits = this.slotsWritten; bits !== 0; bits &= bits - 1) slots++;
+    return this.blocksHeld + slots * OUT_SLOT_BYTES;
+  }
+
+  private makeView(): Buffer {
+    const memory = this.memory.buffer;
+    return Buffer.from(memory, BLOCKS, memory.byteLength - BLOCKS);
+  }
+
+  /** Grows the memory so that the blocks' part holds at least `bytes`. */
   private ensure(bytes: number): void {
     const have = this.bytes.length;
     if (bytes <= have) return;
-    if (bytes > MAX_MEMORY - BASE) throw new RangeError("more than the line writer's memory can hold (4 GiB)");
+    if (bytes > MAX_MEMORY - BLOCKS) throw new RangeError("more than the line writer's memory can hold (4 GiB)");
     // Doubled, but never past what a 32-bit memory can hold: past 2 GiB, doubling alone would fail a
     // grow that fits.
-    const want = Math.min(Math.max(bytes, have * 2), MAX_MEMORY - BASE);
-    this.exports.memory.grow(Math.ceil((want - have) / PAGE));
+    const want = Math.min(Math.max(bytes, have * 2), MAX_MEMORY - BLOCKS);
+    this.memory.grow(Math.ceil((want - have) / PAGE));
     this.bytes = this.makeView();
   }
 
@@ -154,7 +186,7 @@ export class LinesArena implements ByteArena {
     this.ensure(this.used + n);
     const at = this.used;
     this.used += n;
-    this.held = Math.max(this.held, this.used);
+    this.blocksHeld = Math.max(this.blocksHeld, this.used);
     return at;
   }
 
@@ -162,21 +194,25 @@ export class LinesArena implements ByteArena {
     this.used = 0;
   }
 
-  /** Where writing lines puts its start, a batch's offsets, lengths and values, and its output of `room` bytes. */
-  private scratch(start: Uint8Array, room: number) {
+  /**
+   * Where writing lines puts its start, a batch's offsets, lengths and values, and its output of `room`
+   * bytes: at `out` (a slot) if given, else after the rest.
+   */
+  private scratch(start: Uint8Array, room: number, out?: number) {
     // After the blocks: the start, then a batch's offsets and lengths (i32) and values (f64), and the
     // output. Lines go over in batches, so what writing them leaves touched (a memory never gives pages
     // back) is the same few KiB whatever the family's size, not 16 bytes per series (8 MB at 500k).
-    const startAt = BASE + align(this.used, 8);
+    const startAt = BLOCKS + align(this.used, 8);
     const offsetsAt = startAt + align(start.length, 8);
     const lengthsAt = offsetsAt + 4 * BATCH;
     const valuesAt = lengthsAt + 4 * BATCH;
-    const outAt = valuesAt + 8 * BATCH;
+    const outAt = out ?? valuesAt + 8 * BATCH;
     // The line writer may write up to 16 bytes past its room, and read as far past a block or the start
     // (assembly/family-lines.ts, copy): what follows the blocks is this scratch, then the room and those 16.
-    this.ensure(outAt + room + OVERRUN - BASE);
-    this.held = Math.max(this.held, outAt + room + OVERRUN - BASE);
-    const memory = this.exports.memory.buffer;
+    const end = (out === undefined ? outAt + room : valuesAt + 8 * BATCH) + OVERRUN;
+    this.ensure(end - BLOCKS);
+    this.blocksHeld = Math.max(this.blocksHeld, end - BLOCKS);
+    const memory = this.memory.buffer;
     const bytes = new Uint8Array(memory);
     bytes.set(start, startAt);
     return {
@@ -189,7 +225,7 @@ export class LinesArena implements ByteArena {
       results: new Int32Array(memory, 0, 2),
       /** Writes lines [j, count) of the batch at `out`, at most `room` bytes; the bytes written. */
       lines: (j: number, count: number, out: number, room: number) =>
-        this.exports.lines(startAt, start.length, offsetsAt, lengthsAt, valuesAt, j, count, out, room),
+        this.exports.lines(startAt, start.length, BLOCKS, offsetsAt, lengthsAt, valuesAt, j, count, out, room),
     };
   }
 
@@ -222,23 +258,30 @@ export class LinesArena implements ByteArena {
   }
 
   /**
-   * Writes a family's lines from line `from` on into `out`, as many whole lines as fit, and says which
-   * line comes next (`count` when none is left) and how many bytes were written. `batch` puts lines
-   * [first, first + n)'s block offsets, lengths and values into the arrays it is given. Nothing is kept
-   * between calls, so writings of several families may take turns, and with the lines a poll writes.
-   * A line longer than `out` is never written: the call then writes nothing and says it comes next.
+   * Writes a family's lines from line `from` on into slot `slot` of the memory (at most `room` bytes,
+   * and never more than a slot less the line writer's overrun), as many whole lines as fit, and says
+   * which line comes next (`count` when none is left), where the bytes are in `shared` and how many.
+   * `batch` puts lines [first, first + n)'s block offsets, lengths and values into the arrays it is
+   * given. Nothing is kept between calls, so writings of several families may take turns, and with the
+   * lines a poll writes; nothing but this call writes a slot. A line longer than the room is never
+   * written: the call then writes nothing and says it comes next.
    */
-  fill(
+  fillSlot(
     start: Uint8Array,
     count: number,
     batch: LinesBatch,
     from: number,
-    out: Uint8Array,
+    slot: number,
     writeValue: ValueWriter,
-  ): { next: number; length: number } {
-    const { next, length, memory, at } = this.writeLines(start, count, batch, from, out.length, writeValue);
-    out.set(new Uint8Array(memory, at, length));
-    return { next, length };
+    room = OUT_SLOT_BYTES,
+  ): { next: number; at: number; length: number } {
+    if (!(Number.isInteger(slot) && slot >= 0 && slot < OUT_SLOTS)) throw new RangeError(`no slot ${slot}`);
+    const at = BASE + slot * OUT_SLOT_BYTES;
+    // Its 16 bytes of overrun inside the slot: the next slot may be another thread's to read.
+    const fits = Math.min(room, OUT_SLOT_BYTES - OVERRUN);
+    this.slotsWritten |= 1 << slot;
+    const { next, length } = this.writeLines(start, count, batch, from, fits, writeValue, at);
+    return { next, at, length };
   }
 
   /**
@@ -253,14 +296,15 @@ export class LinesArena implements ByteArena {
     from: number,
     room: number,
     writeValue: ValueWriter,
+    out?: number,
   ) {
-    const { memory, bytes, outAt, results, lines, offsets, lengths, values } = this.scratch(start, room);
+    const { memory, bytes, outAt, results, lines, offsets, lengths, values } = this.scratch(start, room, out);
     let length = 0;
     let k = from;
     let full = false;
     while (k < count && !full) {
       const n = Math.min(BATCH, count - k);
-      batch(k, n, offsets, lengths, values); // offsets from BASE, as the blocks are reserved: the module adds it
+      batch(k, n, offsets, lengths, values); // offsets from BLOCKS, as the blocks are reserved: the module adds it
       let j = 0; // within the batch, which is gathered once however many lines JavaScript writes
       while (j < n) {
         length += lines(j, n, outAt + length, room - length);

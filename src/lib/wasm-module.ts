@@ -3,7 +3,18 @@ export type WasmModule = { readonly kind: "WebAssembly.Module" };
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => WasmModule;
   Instance: new (module: WasmModule, imports: object) => { exports: unknown };
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 };
+
+/** A WebAssembly memory: its bytes (a SharedArrayBuffer when shared), and grow() in 64 KiB pages. */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  grow(pages: number): number;
+}
+
+/** A new shared memory of `initial` pages, at most `maximum`. Throws when none can be made. */
+export const sharedMemory = (initial: number, maximum: number): WasmMemory =>
+  new WebAssembly.Memory({ initial, maximum, shared: true });
 
 /**
  * A committed module (base64), compiled the first time it is asked for in a thread; null where
@@ -23,5 +34,6 @@ export function compiledOnce(base64: string): () => WasmModule | null {
   };
 }
 
-/** A new instance of a module (no imports); its exports as the caller types them. Throws when none can be made. */
-export const instantiate = <E>(module: WasmModule): E => new WebAssembly.Instance(module, {}).exports as E;
+/** A new instance of a module; its exports as the caller types them. Throws when none can be made. */
+export const instantiate = <E>(module: WasmModule, imports: object = {}): E =>
+  new WebAssembly.Instance(module, imports).exports as E;

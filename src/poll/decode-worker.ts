@@ -220,10 +220,10 @@ parentPort?.on("message", (message: DecoderRequest) => {
       afterAnswers.ended(streams.size);
       return;
     case "again": {
-      const { id, hash, slot, memory } = message;
+      const { id, hash, slot, first } = message;
       // An answer being read comes first: a source's poll is never held up by plain scrapes.
-      const { length, state } = streams.size > 0 ? linesAgain.stop(id) : linesAgain.fill(id, hash, slot, memory);
-      parentPort?.postMessage({ kind: "again", id, slot, length, state } satisfies DecoderReply);
+      const filled = streams.size > 0 ? linesAgain.stop(id) : linesAgain.fill(id, hash, slot, first === true);
+      parentPort?.postMessage({ kind: "again", id, slot, ...filled } satisfies DecoderReply);
       return;
     }
     case "again-end":

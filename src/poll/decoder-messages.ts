@@ -2,7 +2,7 @@ import type { Endpoint } from "../config/types.js";
 import type { Families } from "../exposition/pack.js";
 import type { InputEncoding } from "./answer-input.js";
 import type { DecodeJob, DecodeOptions, DecodeResult } from "./decode-types.js";
-import type { AgainState } from "./lines-again.js";
+import type { Filled } from "./lines-again.js";
 
 /** What the main thread asks of a decoder thread. */
 export type DecoderRequest =
@@ -21,11 +21,11 @@ export type DecoderRequest =
   /** Load what decoding whole answers needs, then say `ready`. */
   | { kind: "warm" }
   /**
-   * Write the next plain lines of the family packed as `hash` into slot `slot` of the writing's memory
-   * (writing `id`: lines-again.ts); the memory comes with the writing's first request.
+   * Write the next plain lines of the family packed as `hash` into the writing's slot `slot` (writing
+   * `id`: lines-again.ts); its `first` request begins it.
    */
-  | { kind: "again"; id: number; hash: string; slot: number; memory?: SharedArrayBuffer }
-  /** Forget writing `id`. */
+  | { kind: "again"; id: number; hash: string; slot: number; first?: true }
+  /** End writing `id`: its slots are free (nothing reads them, none is being filled). */
   | { kind: "again-end"; id: number };
 
 type Decoded = Extract<DecodeResult, { ok: true }>;
@@ -48,5 +48,8 @@ export type DecoderReply =
   | { kind: "streamed"; id: number; result: PackedResult; tail: string; heapBytes: number; keptBytes?: number }
   /** The streamed answer was not in a shape the reader handles: the reference path decides. */
   | { kind: "gave-up"; id: number; heapBytes: number; keptBytes?: number }
-  /** Slot `slot`'s first `length` bytes are the next lines of writing `id`; how the writing goes on. */
-  | { kind: "again"; id: number; slot: number; length: number; state: AgainState };
+  /**
+   * Slot `slot` of writing `id` holds its next lines, `length` bytes at `at` in the memory (which the
+   * answer to its first request gives); how the writing goes on.
+   */
+  | ({ kind: "again"; id: number; slot: number } & Filled);

@@ -1,64 +1,27 @@
 import type { Worker } from "node:worker_threads";
 import type { AgainPiece, LinesWrittenAgain } from "../exposition/unpack.js";
 import type { DecoderReply, DecoderRequest } from "./decoder-messages.js";
-import { AGAIN_SLOT_BYTES, type AgainState } from "./lines-again.js";
+import { AGAIN_SLOTS, type AgainState } from "./lines-again.js";
 
 // The main thread's side of writing a plain scrape's per-target families again in the decoder thread
-// (lines-again.ts). A writing has AGAIN_SLOTS slots of shared memory: the thread fills one, the
-// response writes it, and it goes back to the thread once the response took it, so no bytes are
-// copied or allocated per piece (moving ArrayBuffers back and forth instead set off garbage
-// collections in both threads), and a slow client holds no more than the slots. A thread that does not
-// answer within AGAIN_WAIT_MS (busy finishing a poll) leaves the rest to the members, as does a
-// thread that ends.
+// (lines-again.ts). A writing has AGAIN_SLOTS slots of the thread's line writer memory, which is
+// shared: the thread fills one, the response writes it from where it is, and it goes back to the thread
+// once the response took it, so no bytes are copied or allocated per piece (moving ArrayBuffers back and
+// forth instead set off garbage collections in both threads), and a slow client holds no more than the
+// slots. The thread keeps a writing's slots its own until told it ended, which is said only once the
+// response holds none and none is being filled. A thread that does not answer within AGAIN_WAIT_MS
+// (busy finishing a poll) leaves the rest to the members, as does a thread that ends, or one with no
+// slots free (it has AGAIN_WRITINGS writings of the same table under way).
 
-/** Slots a writing has: one written to the response while the others are filled. */
-export const AGAIN_SLOTS = 3;
 /** How long a writing waits for the thread's next lines before it leaves the rest to the members. */
 export const AGAIN_WAIT_MS = 200;
-/**
- * Writings at once, each with its own memory of AGAIN_SLOTS slots: the memories are made once and
- * reused (made afresh for each writing, shared memory that V8 does not count towards a collection
- * piled up: GBs of RSS under thirty plain scrapers at once). A scrape whose family finds none free
- * inflates it, as do scrapes beyond it; a scrape usually holds two (the next family begins while the
- * socket still sends the last pieces of the one before).
- */
-export const AGAIN_WRITINGS = 4;
-/** Free memories not taken again within this long are let go (3 MiB each, resident until the next plain scrape otherwise). */
-export const SPARE_KEPT_MS = 1000;
-
-/** The writings' memories: at most AGAIN_WRITINGS, reused, the free ones let go once idle. */
-class SlotMemories {
-  private readonly free: SharedArrayBuffer[] = [];
-  private taken = 0;
-  private idleTimer: NodeJS.Timeout | undefined;
-
-  take(): SharedArrayBuffer | undefined {
-    const memory = this.free.pop();
-    if (memory) {
-      this.taken++;
-      return memory;
-    }
-    if (this.taken >= AGAIN_WRITINGS) return undefined;
-    this.taken++;
-    return new SharedArrayBuffer(AGAIN_SLOTS * AGAIN_SLOT_BYTES);
-  }
-
-  /** A memory back: nothing reads or writes it any more. */
-  give(memory: SharedArrayBuffer): void {
-    this.taken--;
-    this.free.push(memory);
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => {
-      this.free.length = 0;
-    }, SPARE_KEPT_MS).unref();
-  }
-}
 
 type Reply = Extract<DecoderReply, { kind: "again" }>;
 
 interface Writing {
   worker: Worker;
-  memory: SharedArrayBuffer;
+  /** The thread's memory the slots are in: with the answer to the first request. */
+  memory: SharedArrayBuffer | undefined;
   /** Replies come in order: those not yet taken by next(). */
   replies: Reply[];
   /** The next() waiting for a reply. */
@@ -66,14 +29,16 @@ interface Writing {
   /** Once not "more", every next() says so. */
   state: AgainState;
   closed: boolean;
+  /** The thread ended: nothing is said to it any more. */
+  lost: boolean;
   /**
    * Slots handed out by next() and not handed back yet (a socket may still read them), and slots asked
-   * to be filled and not answered yet (the thread may still write them; none once it ended): the memory
-   * is reused for another writing only once both are none.
+   * to be filled and not answered yet (the thread may still write them; none once it ended): the
+   * thread is told the writing ended, so its slots may be another's, only once both are none.
    */
   out: number;
   asked: number;
-  /** Once closed, forgets the writing when out and asked are none (and keeps its memory for the next). */
+  /** Once closed, ends the writing when out and asked are none. */
   settle(): void;
   /** The time limit of a next() waiting for the thread to fill a slot asked for. */
   timer: NodeJS.Timeout | undefined;
@@ -84,20 +49,18 @@ interface Writing {
 export class LinesAgainClient {
   private readonly writings = new Map<number, Writing>();
   private nextId = 1;
-  private readonly memories = new SlotMemories();
 
-  /** Begins writing the family packed as `hash` again in `worker`; undefined when AGAIN_WRITINGS are under way. */
-  begin(worker: Worker, hash: string): LinesWrittenAgain | undefined {
-    const memory = this.memories.take();
-    if (!memory) return undefined;
+  /** Begins writing the family packed as `hash` again in `worker`. */
+  begin(worker: Worker, hash: string): LinesWrittenAgain {
     const id = this.nextId++;
     const writing: Writing = {
       worker,
-      memory,
+      memory: undefined,
       replies: [],
       waiting: undefined,
       state: "more",
       closed: false,
+      lost: false,
       out: 0,
       asked: 0,
       timer: undefined,
@@ -108,17 +71,17 @@ export class LinesAgainClient {
       settle: () => {
         if (!writing.closed || writing.out > 0 || writing.asked > 0 || this.writings.get(id) !== writing) return;
         this.writings.delete(id);
-        this.memories.give(memory);
+        if (!writing.lost) worker.postMessage({ kind: "again-end", id } satisfies DecoderRequest);
       },
     };
     this.writings.set(id, writing);
-    const fill = (slot: number) => {
-      const request: DecoderRequest = { kind: "again", id, hash, slot, ...(slot === 0 ? { memory } : {}) };
+    const fill = (slot: number, first = false) => {
+      const request: DecoderRequest = { kind: "again", id, hash, slot, ...(first ? { first } : {}) };
       writing.asked++;
       worker.postMessage(request);
       writing.armTimer();
     };
-    for (let slot = 0; slot < AGAIN_SLOTS; slot++) fill(slot);
+    for (let slot = 0; slot < AGAIN_SLOTS; slot++) fill(slot, slot === 0);
     const written = (slot: number) => {
       writing.out--;
       if (!writing.closed && writing.state === "more") fill(slot);
@@ -132,11 +95,11 @@ export class LinesAgainClient {
       next: async (): Promise<AgainPiece | null | undefined> => {
         if (writing.state !== "more" || writing.closed) return writing.state === "done" ? null : undefined;
         const reply = writing.replies.shift() ?? (await this.nextReply(writing));
-        if (!reply) return stop("stopped");
+        if (!reply || !writing.memory) return stop("stopped");
         if (reply.length === 0) return stop(reply.state);
         if (reply.state !== "more") writing.state = reply.state;
         writing.out++;
-        const bytes = new Uint8Array(memory, reply.slot * AGAIN_SLOT_BYTES, reply.length);
+        const bytes = new Uint8Array(writing.memory, reply.at, reply.length);
         let handedBack = false;
         return {
           bytes,
@@ -151,7 +114,6 @@ export class LinesAgainClient {
         if (writing.closed) return;
         writing.closed = true;
         writing.waiting?.(undefined);
-        worker.postMessage({ kind: "again-end", id } satisfies DecoderRequest);
         writing.settle();
       },
     };
@@ -178,6 +140,7 @@ export class LinesAgainClient {
   receive(reply: Reply): void {
     const writing = this.writings.get(reply.id);
     if (!writing) return;
+    if (reply.memory) writing.memory = reply.memory;
     writing.asked--;
     if (writing.closed) writing.settle();
     else if (writing.waiting) writing.waiting(reply);
@@ -189,10 +152,11 @@ export class LinesAgainClient {
     for (const writing of this.writings.values()) {
       if (writing.worker !== worker) continue;
       writing.closed = true;
+      writing.lost = true;
       writing.state = "stopped";
       writing.asked = 0; // no answer comes now
       writing.waiting?.(undefined);
-      writing.settle(); // its memory back once the response took what it holds
+      writing.settle(); // forgotten once the response took what it holds
     }
   }
 }

@@ -1,6 +1,6 @@
 import { TargetTable } from "../convert/target-table.js";
 import { writeValue } from "../exposition/value-bytes.js";
-import type { LinesArena, LinesBatch } from "../lib/lines-arena.js";
+import { type LinesArena, type LinesBatch, OUT_SLOT_BYTES, OUT_SLOTS } from "../lib/lines-arena.js";
 
 // A plain scrape's per-target families written again by the decoder thread that wrote them, from the
 // table it keeps (its labels in the line writer's memory, its values), rather than inflated from their
@@ -12,6 +12,10 @@ import type { LinesArena, LinesBatch } from "../lib/lines-arena.js";
 // the labels' places change only in a poll (target-table.ts), and a family is found by the name its
 // lines were packed under, which is never given to other bytes. From the moment a poll begins, writing
 // stops where it is, and the scrape inflates the rest from the members.
+//
+// The lines go into slots of the table's own line writer memory, shared with the main thread, which
+// sends them from there (lines-arena.ts): a writing has AGAIN_SLOTS of them, its own until the main
+// thread ends it, which it does only once it reads none of them and asked for none to be filled.
 
 /** How a writing goes on: more lines to write, all written, or stopped (the rest comes from the members). */
 export type AgainState = "more" | "done" | "stopped";
@@ -19,6 +23,8 @@ export type AgainState = "more" | "done" | "stopped";
 interface Writing {
   table: TargetTable;
   arena: LinesArena;
+  /** Its slots of the arena's memory: AGAIN_SLOTS from this one on. */
+  firstSlot: number;
   order: Uint32Array;
   batch: LinesBatch;
   start: Uint8Array;
@@ -26,15 +32,24 @@ interface Writing {
   polls: number;
   next: number;
   state: AgainState;
-  /** Where its lines go: slots of AGAIN_SLOT_BYTES, shared with the main thread. */
-  memory: SharedArrayBuffer;
 }
 
-/** A slot of a writing's memory: lines longer than this are not written again (the members have them). */
-export const AGAIN_SLOT_BYTES = 2 ** 20;
+/** Slots a writing has: one read by the response while the others are filled. */
+export const AGAIN_SLOTS = 3;
+/** A slot's bytes: lines longer than this are not written again (the members have them). */
+export const AGAIN_SLOT_BYTES = OUT_SLOT_BYTES;
+/** Writings of one table's lines at once: beyond, a scrape's family is inflated. */
+export const AGAIN_WRITINGS = Math.floor(OUT_SLOTS / AGAIN_SLOTS);
 
-/** Writings at once; beyond, the oldest is forgotten (its scrape inflates the rest). */
-export const MAX_WRITINGS = 64;
+/** What a request to fill a slot wrote: `length` bytes at `at` in the memory (given with a writing's first answer). */
+export interface Filled {
+  length: number;
+  state: AgainState;
+  at: number;
+  memory?: SharedArrayBuffer;
+}
+
+const STOPPED: Filled = { length: 0, state: "stopped", at: 0 };
 
 /** Lines [first, first + n) of family v, in `order`, as the line writer takes them. */
 function batchOf(table: TargetTable, order: Uint32Array, v: number): LinesBatch {
@@ -54,66 +69,82 @@ function batchOf(table: TargetTable, order: Uint32Array, v: number): LinesBatch 
 
 /** The writings of a decoder thread, from the tables it keeps now (`tables`: whatever its memory holds). */
 export class LinesAgain {
-  private readonly writings = new Map<number, Writing | undefined>();
+  /** Writings under way: each holds its slots until ended. */
+  private readonly writings = new Map<number, Writing>();
+  /** Per memory, which writings' slots are taken (a bit each). */
+  private readonly taken = new WeakMap<LinesArena, number>();
 
   constructor(private readonly tables: () => Iterable<unknown>) {}
 
   /**
-   * Writes the next lines of writing `id` (of the family packed as `hash`) into slot `slot` of its
-   * memory (given with its first request).
+   * Writes the next lines of writing `id` (of the family packed as `hash`) into its slot `slot`. Only
+   * its `first` request begins a writing, and that answer gives the memory its slots are in.
    */
-  fill(id: number, hash: string, slot: number, memory?: SharedArrayBuffer): { length: number; state: AgainState } {
-    if (!this.writings.has(id)) {
-      // Only a writing's first request begins it: a later one for a writing forgotten here stops.
-      if (!memory) return { length: 0, state: "stopped" };
-      this.writings.set(id, this.begin(hash, memory));
-      if (this.writings.size > MAX_WRITINGS) this.writings.delete(this.writings.keys().next().value as number);
+  fill(id: number, hash: string, slot: number, first = false): Filled {
+    if (first && !this.writings.has(id)) {
+      const writing = this.begin(hash);
+      if (!writing) return STOPPED; // nothing of it kept here, or no slots free: the members have it
+      this.writings.set(id, writing);
+      return { ...this.write(writing, slot), memory: writing.arena.shared };
     }
     const writing = this.writings.get(id);
-    if (writing?.state !== "more") return { length: 0, state: writing?.state ?? "stopped" };
-    if (!(Number.isInteger(slot) && slot >= 0 && slot < Math.floor(writing.memory.byteLength / AGAIN_SLOT_BYTES))) {
+    return writing ? this.write(writing, slot) : STOPPED;
+  }
+
+  private write(writing: Writing, slot: number): Filled {
+    if (writing.state !== "more") return { ...STOPPED, state: writing.state };
+    if (!(Number.isInteger(slot) && slot >= 0 && slot < AGAIN_SLOTS) || writing.table.polls !== writing.polls) {
       writing.state = "stopped";
-      return { length: 0, state: "stopped" };
-    }
-    const out = new Uint8Array(writing.memory, slot * AGAIN_SLOT_BYTES, AGAIN_SLOT_BYTES);
-    if (writing.table.polls !== writing.polls) {
-      writing.state = "stopped";
-      return { length: 0, state: "stopped" };
+      return STOPPED;
     }
     const count = writing.order.length;
-    const { next, length } = writing.arena.fill(writing.start, count, writing.batch, writing.next, out, writeValue);
-    writing.next = next;
-    if (next >= count) writing.state = "done";
-    else if (length === 0) writing.state = "stopped"; // a line longer than `out`
-    return { length, state: writing.state };
+    const { batch, start } = writing;
+    const written = writing.arena.fillSlot(start, count, batch, writing.next, writing.firstSlot + slot, writeValue);
+    writing.next = written.next;
+    if (written.next >= count) writing.state = "done";
+    else if (written.length === 0) writing.state = "stopped"; // a line longer than a slot
+    return { length: written.length, state: writing.state, at: written.at };
   }
 
   /**
    * Stops writing `id` where it is: a poll is being read, which comes first (the scrape inflates the
    * rest in the thread pool).
    */
-  stop(id: number): { length: number; state: AgainState } {
+  stop(id: number): Filled {
     const writing = this.writings.get(id);
     if (writing) writing.state = "stopped";
-    return { length: 0, state: "stopped" };
+    return STOPPED;
   }
 
-  /** Forgets writing `id`. */
+  /** Ends writing `id`: nothing reads its slots any more, and none is being filled. */
   end(id: number): void {
+    const writing = this.writings.get(id);
+    if (!writing) return;
     this.writings.delete(id);
+    const group = writing.firstSlot / AGAIN_SLOTS;
+    this.taken.set(writing.arena, (this.taken.get(writing.arena) ?? 0) & ~(1 << group));
   }
 
-  /** The writing of the family packed as `hash`, if a table kept now (so in no poll) last packed it. */
-  private begin(hash: string, memory: SharedArrayBuffer): Writing | undefined {
+  /**
+   * The writing of the family packed as `hash`, if a table kept now (so in no poll) last packed it and
+   * its memory has slots free.
+   */
+  private begin(hash: string): Writing | undefined {
     for (const table of this.tables()) {
       if (!(table instanceof TargetTable)) continue;
       const v = table.packedAs.findIndex((packed) => packed?.hash === hash);
       const arena = table.linesArena;
       if (v < 0 || !arena) continue;
+      const taken = this.taken.get(arena) ?? 0;
+      let group = 0;
+      while (group < AGAIN_WRITINGS && taken & (1 << group)) group++;
+      if (group >= AGAIN_WRITINGS) return undefined;
+      this.taken.set(arena, taken | (1 << group));
       const order = table.order;
       const start = (table.packedAs[v] as { start: Uint8Array }).start;
       const batch = batchOf(table, order, v);
-      return { table, arena, order, batch, start, polls: table.polls, next: 0, state: "more", memory };
+      const firstSlot = group * AGAIN_SLOTS;
+      return { table, arena, firstSlot, order, batch, start, polls: table.polls, next: 0, state: "more" };
     }
     return undefined;
   }

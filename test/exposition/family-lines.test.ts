@@ -94,6 +94,12 @@ const EDGE_VALUES = [
   Number.POSITIVE_INFINITY,
   Number.NEGATIVE_INFINITY,
   Number.NaN,
+  // Every count of digits (1 to 15) at every scale (0 to 9): all nines, a one and zeros, every digit.
+  ...Array.from({ length: 15 }, (_, d) => d + 1).flatMap((digits) =>
+    Array.from({ length: 10 }, (_, scale) =>
+      [10 ** digits - 1, 10 ** (digits - 1), Number("1234567890123456".slice(0, digits))].map((m) => m / 10 ** scale),
+    ).flat(),
+  ),
 ];
 
 const block = fc
@@ -106,6 +112,10 @@ const value = fc.oneof(
   fc.double(),
   fc.integer({ min: -1e6, max: 1e6 }).map((m) => m / 1000),
   fc.integer({ min: 0, max: 2 ** 31 }).map((ns) => ns / 1e9),
+  // Up to 15 digits at any scale, as counts, timestamps and durations are.
+  fc
+    .tuple(fc.integer({ min: 1, max: 999_999_999_999_999 }), fc.integer({ min: 0, max: 9 }), fc.boolean())
+    .map(([m, scale, negative]) => (negative ? -m : m) / 10 ** scale),
 );
 
 describe("the WebAssembly line writer", () => {

@@ -4,14 +4,8 @@ import { TargetsRounds } from "../../scripts/bench/generate.js";
 import { isPacked, type PackedLines } from "../../src/exposition/pack.js";
 import { type AgainPiece, type LinesWrittenAgain, plainText } from "../../src/exposition/unpack.js";
 import type { DecoderRequest } from "../../src/poll/decoder-messages.js";
-import { AGAIN_SLOT_BYTES } from "../../src/poll/lines-again.js";
-import {
-  AGAIN_SLOTS,
-  AGAIN_WAIT_MS,
-  AGAIN_WRITINGS,
-  LinesAgainClient,
-  SPARE_KEPT_MS,
-} from "../../src/poll/lines-again-client.js";
+import { AGAIN_SLOT_BYTES, AGAIN_SLOTS } from "../../src/poll/lines-again.js";
+import { AGAIN_WAIT_MS, LinesAgainClient } from "../../src/poll/lines-again-client.js";
 import { StreamDecoder } from "../../src/poll/stream-decoder.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 
@@ -103,49 +97,56 @@ function notingWorker() {
   const requests: DecoderRequest[] = [];
   const worker = { postMessage: (message: DecoderRequest) => requests.push(message) } as unknown as Worker;
   const fills = () => requests.filter((r): r is Extract<DecoderRequest, { kind: "again" }> => r.kind === "again");
-  return { worker, requests, fills };
+  const ends = () => requests.filter((r) => r.kind === "again-end").map((r) => (r as { id: number }).id);
+  return { worker, requests, fills, ends };
 }
+
+/** The thread's memory, as a reply to a writing's first request gives it. */
+const threadMemory = () => new SharedArrayBuffer(4 * AGAIN_SLOT_BYTES);
 
 describe("LinesAgainClient", () => {
   it("asks for every slot at once, and for a slot again only once its piece was handed back", async () => {
     const { worker, fills } = notingWorker();
     const client = new LinesAgainClient();
-    const writing = client.begin(worker, "h") as LinesWrittenAgain;
+    const writing = client.begin(worker, "h");
     expect(fills().map((f) => f.slot)).toEqual([...Array(AGAIN_SLOTS).keys()]);
-    expect(fills()[0]?.memory).toBeInstanceOf(SharedArrayBuffer);
-    expect(
-      fills()
-        .slice(1)
-        .every((f) => f.memory === undefined),
-    ).toBe(true);
+    expect(fills().map((f) => f.first)).toEqual([true, ...Array(AGAIN_SLOTS - 1).fill(undefined)]);
     const id = fills()[0]?.id as number;
-    const memory = fills()[0]?.memory as SharedArrayBuffer;
-    new Uint8Array(memory, AGAIN_SLOT_BYTES, 3).set([0x61, 0x62, 0x0a]);
-    client.receive({ kind: "again", id, slot: 1, length: 3, state: "more" });
+    const memory = threadMemory();
+    // The thread's answers: in order, the first with its memory; slot 1's lines where it says.
+    client.receive({ kind: "again", id, slot: 0, length: 2, state: "more", at: 10, memory });
+    new Uint8Array(memory, 3 * AGAIN_SLOT_BYTES + 5, 3).set([0x61, 0x62, 0x0a]);
+    client.receive({ kind: "again", id, slot: 1, length: 3, state: "more", at: 3 * AGAIN_SLOT_BYTES + 5 });
+    const first = (await writing.next()) as AgainPiece;
+    expect(first.bytes.byteOffset).toBe(10);
     const piece = (await writing.next()) as AgainPiece;
     expect(Buffer.from(piece.bytes).toString()).toBe("ab\n");
+    expect(piece.bytes.buffer).toBe(memory); // read where the thread wrote it, not copied
     expect(fills()).toHaveLength(AGAIN_SLOTS);
     piece.written();
     piece.written(); // twice: once counts
     expect(fills()).toHaveLength(AGAIN_SLOTS + 1);
     expect(fills().at(-1)?.slot).toBe(1);
+    expect(fills().at(-1)?.first).toBeUndefined();
     writing.close();
   });
 
   it("waits for the thread no longer than AGAIN_WAIT_MS, but as long as the response holds every slot", async () => {
     const { worker, fills } = notingWorker();
     const client = new LinesAgainClient();
-    const slow = client.begin(worker, "h") as LinesWrittenAgain;
+    const slow = client.begin(worker, "h");
     const asked = Date.now();
     expect(await slow.next()).toBeUndefined(); // the thread said nothing: the rest from the members
     expect(Date.now() - asked).toBeGreaterThanOrEqual(AGAIN_WAIT_MS - 5);
     slow.close();
 
-    const held = client.begin(worker, "h") as LinesWrittenAgain;
+    const held = client.begin(worker, "h");
     const id = fills().at(-1)?.id as number;
+    const memory = threadMemory();
     const pieces: AgainPiece[] = [];
     for (let slot = 0; slot < AGAIN_SLOTS; slot++) {
-      client.receive({ kind: "again", id, slot, length: 1, state: "more" });
+      const at = slot * AGAIN_SLOT_BYTES;
+      client.receive({ kind: "again", id, slot, length: 1, state: "more", at, ...(slot === 0 ? { memory } : {}) });
       pieces.push((await held.next()) as AgainPiece);
     }
     // Every slot with the response (a client reading slowly): the next lines wait for it, whatever the time.
@@ -156,67 +157,63 @@ describe("LinesAgainClient", () => {
     await sleep(AGAIN_WAIT_MS * 2);
     expect(next).toBe("waiting");
     (pieces[0] as AgainPiece).written();
-    client.receive({ kind: "again", id, slot: 0, length: 2, state: "done" });
+    client.receive({ kind: "again", id, slot: 0, length: 2, state: "done", at: 0 });
     await sleep(10);
     expect((next as unknown as AgainPiece).bytes.length).toBe(2);
     expect(await held.next()).toBeNull();
     held.close();
   });
 
-  it("reuses at most AGAIN_WRITINGS memories, each only once no slot of it is held or being filled", async () => {
-    const { worker, fills } = notingWorker();
+  it("tells the thread a writing ended only once no slot of it is held or being filled, and only once", async () => {
+    const { worker, fills, ends } = notingWorker();
     const client = new LinesAgainClient();
-    const firstMemory = () => fills().at(-AGAIN_SLOTS) as { id: number; memory: SharedArrayBuffer };
-    const first = client.begin(worker, "h") as LinesWrittenAgain;
-    const { id, memory } = firstMemory();
-    client.receive({ kind: "again", id, slot: 0, length: 1, state: "more" });
-    const held = (await first.next()) as AgainPiece;
-    first.close(); // the response still writes slot 0; slots 1 and 2 are being filled
-    const others: LinesWrittenAgain[] = [];
-    const memories = new Set([memory]);
-    for (let i = 1; i < AGAIN_WRITINGS; i++) {
-      others.push(client.begin(worker, "h") as LinesWrittenAgain);
-      memories.add(firstMemory().memory);
-    }
-    expect(memories.size).toBe(AGAIN_WRITINGS);
-    // All taken: the next scrape's family is inflated.
-    expect(client.begin(worker, "h")).toBeUndefined();
-    client.receive({ kind: "again", id, slot: 1, length: 5, state: "more" });
-    client.receive({ kind: "again", id, slot: 2, length: 5, state: "more" });
-    expect(client.begin(worker, "h")).toBeUndefined(); // slot 0 is still the response's
+    const writing = client.begin(worker, "h");
+    const id = fills()[0]?.id as number;
+    client.receive({ kind: "again", id, slot: 0, length: 1, state: "more", at: 0, memory: threadMemory() });
+    const held = (await writing.next()) as AgainPiece;
+    writing.close(); // the response still writes slot 0; slots 1 and 2 are being filled
+    writing.close();
+    expect(ends()).toEqual([]);
+    client.receive({ kind: "again", id, slot: 1, length: 5, state: "more", at: AGAIN_SLOT_BYTES });
+    client.receive({ kind: "again", id, slot: 2, length: 5, state: "more", at: 2 * AGAIN_SLOT_BYTES });
+    expect(ends()).toEqual([]); // slot 0 is still the response's
     held.written(); // the last use of it
-    const next = client.begin(worker, "h") as LinesWrittenAgain;
-    expect(firstMemory().memory).toBe(memory);
-    // Free memories are kept for a moment only: one not taken again within SPARE_KEPT_MS is let go.
-    for (const writing of [next, ...others]) writing.close();
-    for (const f of fills().filter((f) => f.id > id))
-      client.receive({ kind: "again", id: f.id, slot: f.slot, length: 0, state: "stopped" });
-    await sleep(SPARE_KEPT_MS + 100);
-    client.begin(worker, "h");
-    expect(memories.has(firstMemory().memory)).toBe(false);
+    expect(ends()).toEqual([id]);
+    held.written();
+    expect(ends()).toEqual([id]);
+    // Not begun there (no memory in its first answer): stopped, and ended alike.
+    const other = client.begin(worker, "h");
+    const otherId = fills().at(-1)?.id as number;
+    for (let slot = 0; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: otherId, slot, length: 0, state: "stopped", at: 0 });
+    expect(await other.next()).toBeUndefined();
+    other.close();
+    expect(ends()).toEqual([id, otherId]);
   });
 
-  it("takes a memory back from a thread that ended once the response took what it holds", async () => {
-    const { worker, fills } = notingWorker();
+  it("says nothing more to a thread that ended, and forgets its writing once the response took what it holds", async () => {
+    const { worker, fills, requests } = notingWorker();
     const client = new LinesAgainClient();
-    const writing = client.begin(worker, "h") as LinesWrittenAgain;
-    const { id, memory } = fills()[0] as { id: number; memory: SharedArrayBuffer };
-    client.receive({ kind: "again", id, slot: 0, length: 1, state: "more" });
+    const writing = client.begin(worker, "h");
+    const id = fills()[0]?.id as number;
+    client.receive({ kind: "again", id, slot: 0, length: 1, state: "more", at: 0, memory: threadMemory() });
     const held = (await writing.next()) as AgainPiece;
+    const said = requests.length;
     client.lost(worker);
-    for (let i = 1; i < AGAIN_WRITINGS; i++) client.begin(worker, "h");
-    expect(client.begin(worker, "h")).toBeUndefined();
+    expect(await writing.next()).toBeUndefined();
     held.written();
-    expect(client.begin(worker, "h")).toBeDefined();
-    expect(fills().at(-AGAIN_SLOTS)?.memory).toBe(memory);
+    expect(requests).toHaveLength(said); // no fill, no end
+    // Forgotten: a late answer of it is nobody's.
+    client.receive({ kind: "again", id, slot: 1, length: 1, state: "more", at: 0 });
+    expect(await writing.next()).toBeUndefined();
   });
 
   it("ends the writings of a thread that ended, a next() waiting on it at once", async () => {
     const { worker } = notingWorker();
     const other = notingWorker().worker;
     const client = new LinesAgainClient();
-    const writing = client.begin(worker, "h") as LinesWrittenAgain;
-    const elsewhere = client.begin(other, "h") as LinesWrittenAgain;
+    const writing = client.begin(worker, "h");
+    const elsewhere = client.begin(other, "h");
     const waiting = writing.next();
     client.lost(worker);
     expect(await waiting).toBeUndefined();

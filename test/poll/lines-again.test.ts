@@ -7,7 +7,13 @@ import { plainText } from "../../src/exposition/unpack.js";
 import { writeValue } from "../../src/exposition/value-bytes.js";
 import { LinesArena } from "../../src/lib/lines-arena.js";
 import type { DecoderMemory } from "../../src/poll/decode-types.js";
-import { AGAIN_SLOT_BYTES, type AgainState, LinesAgain } from "../../src/poll/lines-again.js";
+import {
+  AGAIN_SLOT_BYTES,
+  AGAIN_SLOTS,
+  AGAIN_WRITINGS,
+  type AgainState,
+  LinesAgain,
+} from "../../src/poll/lines-again.js";
 import { TargetsDecoder } from "../../src/poll/targets-fast-path.js";
 import { decodeOptions } from "../helpers/decode-options.js";
 
@@ -51,16 +57,16 @@ function decoderThread() {
 
 let nextId = 1;
 
-/** Writing a family again, slot by slot (`slots` of `slotBytes`), until it is done or stopped. */
-function writeAll(again: LinesAgain, hash: string, slots = 3) {
+/** Writing a family again, slot by slot, until it is done or stopped. */
+function writeAll(again: LinesAgain, hash: string) {
   const id = nextId++;
-  const memory = new SharedArrayBuffer(slots * AGAIN_SLOT_BYTES);
+  let memory: SharedArrayBuffer | undefined;
   const pieces: Buffer[] = [];
   let state: AgainState = "more";
   for (let i = 0; state === "more"; i++) {
-    const slot = i % slots;
-    const filled = again.fill(id, hash, slot, i === 0 ? memory : undefined);
-    pieces.push(Buffer.from(Buffer.from(memory, slot * AGAIN_SLOT_BYTES, filled.length)));
+    const filled = again.fill(id, hash, i % AGAIN_SLOTS, i === 0);
+    memory ??= filled.memory;
+    if (filled.length > 0) pieces.push(Buffer.from(Buffer.from(memory as SharedArrayBuffer, filled.at, filled.length)));
     state = filled.state;
   }
   again.end(id);
@@ -92,12 +98,11 @@ describe("writing a packed per-target family again", () => {
     const first = thread.poll(rounds.answer(0));
     const lastScrape = packedOf(first, "promstatus_target_last_scrape_timestamp_seconds");
     const interval = packedOf(first, "promstatus_target_scrape_interval_seconds");
-    const memory = new SharedArrayBuffer(AGAIN_SLOT_BYTES);
-    expect(thread.again.fill(1_000_001, lastScrape.hash, 0, memory).state).toBe("more");
+    expect(thread.again.fill(1_000_001, lastScrape.hash, 0, true).state).toBe("more");
 
     // The next poll begins: the table is the poll's (values being replaced).
     const decoder = thread.open();
-    expect(thread.again.fill(1_000_001, lastScrape.hash, 0)).toEqual({ length: 0, state: "stopped" });
+    expect(thread.again.fill(1_000_001, lastScrape.hash, 0)).toEqual({ length: 0, state: "stopped", at: 0 });
     expect(writeAll(thread.again, interval.hash)).toMatchObject({ state: "stopped", bytes: Buffer.alloc(0) });
 
     decoder.write(rounds.answer(1));
@@ -129,20 +134,67 @@ describe("writing a packed per-target family again", () => {
     expect(writeAll(thread.again, lastScrape.hash)).toMatchObject({ state: "stopped", bytes: Buffer.alloc(0) });
   });
 
-  it("stops a writing it does not know (forgotten, or never begun) and one given a slot its memory lacks", () => {
+  it("stops a writing it does not know (ended, or never begun) and one asked for a slot it does not have", () => {
     const thread = decoderThread();
     const families = thread.poll(new TargetsRounds(3000).answer(0));
     const up = packedOf(families, "promstatus_target_up");
-    // A later request without the memory: the writing was forgotten here (or never begun); not begun again from line 0.
-    expect(thread.again.fill(2_000_001, up.hash, 1)).toEqual({ length: 0, state: "stopped" });
-    const memory = new SharedArrayBuffer(AGAIN_SLOT_BYTES);
-    expect(thread.again.fill(2_000_002, up.hash, 1, memory)).toEqual({ length: 0, state: "stopped" });
-    expect(thread.again.fill(2_000_003, up.hash, -1, memory)).toEqual({ length: 0, state: "stopped" });
-    expect(thread.again.fill(2_000_004, "no such lines", 0, memory)).toEqual({ length: 0, state: "stopped" });
+    // A later request of a writing not begun here (or ended): not begun again from line 0.
+    expect(thread.again.fill(2_000_001, up.hash, 1)).toEqual({ length: 0, state: "stopped", at: 0 });
+    expect(thread.again.fill(2_000_002, up.hash, AGAIN_SLOTS, true)).toMatchObject({ length: 0, state: "stopped" });
+    expect(thread.again.fill(2_000_003, up.hash, -1, true)).toMatchObject({ length: 0, state: "stopped" });
+    expect(thread.again.fill(2_000_004, "no such lines", 0, true)).toEqual({ length: 0, state: "stopped", at: 0 });
+  });
+
+  it("gives each writing slots of its own in the shared memory, AGAIN_WRITINGS of a table at most, free again once ended", () => {
+    const thread = decoderThread();
+    const families = thread.poll(new TargetsRounds(12_000).answer(0));
+    const family = packedOf(families, "promstatus_target_scrape_interval_seconds");
+    const begun = Array.from({ length: AGAIN_WRITINGS }, (_, i) => {
+      const filled = thread.again.fill(3_000_000 + i, family.hash, 0, true);
+      expect(filled).toMatchObject({ state: "more" });
+      expect(filled.memory).toBeInstanceOf(SharedArrayBuffer);
+      return filled;
+    });
+    // The same memory (the table's), and no two writings' slots in the same place.
+    expect(new Set(begun.map((f) => f.memory)).size).toBe(1);
+    const places = begun.map((f) => f.at).sort((a, b) => a - b);
+    for (let i = 1; i < places.length; i++)
+      expect(places[i] as number).toBeGreaterThanOrEqual((places[i - 1] as number) + AGAIN_SLOTS * AGAIN_SLOT_BYTES);
+    // None free: the next writing stops at once (its scrape inflates the family).
+    expect(thread.again.fill(3_000_100, family.hash, 0, true)).toEqual({ length: 0, state: "stopped", at: 0 });
+    thread.again.end(3_000_001);
+    const again = thread.again.fill(3_000_101, family.hash, 0, true);
+    expect(again).toMatchObject({ state: "more", at: begun[1]?.at });
+    for (const id of [3_000_000, 3_000_002, 3_000_003, 3_000_101]) thread.again.end(id);
+  });
+
+  it("never writes over a slot the main thread may still read: not another slot's lines, not the table's next poll", async () => {
+    const thread = decoderThread();
+    const rounds = new TargetsRounds(30_000); // lines for more than three slots
+    const first = thread.poll(rounds.answer(0));
+    const lastScrape = packedOf(first, "promstatus_target_last_scrape_timestamp_seconds");
+    expect(lastScrape.length).toBeGreaterThan(AGAIN_SLOTS * AGAIN_SLOT_BYTES);
+    const held = thread.again.fill(4_000_001, lastScrape.hash, 1, true);
+    expect(held.state).toBe("more");
+    const memory = held.memory as SharedArrayBuffer;
+    const view = () => Buffer.from(memory, held.at, AGAIN_SLOT_BYTES);
+    const before = Buffer.from(view());
+    // Its other slots filled, another writing's, and the next poll laying the table out anew.
+    expect(thread.again.fill(4_000_001, lastScrape.hash, 0).length).toBeGreaterThan(0);
+    expect(thread.again.fill(4_000_001, lastScrape.hash, 2).length).toBeGreaterThan(0);
+    expect(writeAll(thread.again, lastScrape.hash).state).toBe("done");
+    const second = thread.poll(rounds.answer(1));
+    expect(view().equals(before)).toBe(true);
+    // The slot's lines are the first poll's, though the table now has the second's.
+    const text = before.subarray(0, held.length).toString();
+    expect((await plainText([lastScrape])).toString()).toContain(text);
+    const moved = packedOf(second, "promstatus_target_last_scrape_timestamp_seconds");
+    expect((await plainText([moved])).toString()).not.toContain(text);
+    thread.again.end(4_000_001);
   });
 });
 
-describe("LinesArena.fill", () => {
+describe("LinesArena.fillSlot", () => {
   const label = fc.stringMatching(/^[a-z]{1,8}="[^"\\\n]{0,40}"$/);
   const value = fc.oneof(
     fc.constantFrom(0, 1, -0, 30, 1e-7, 1e21, 5e-324, Number.NaN, Number.POSITIVE_INFINITY, 0.1 + 0.2),
@@ -181,8 +233,17 @@ describe("LinesArena.fill", () => {
           for (let turn = 0; writings.some((w) => w.next < series.length && !w.stuck); turn++) {
             const writing = writings[turn % 2] as (typeof writings)[number];
             if (writing.next >= series.length || writing.stuck) continue;
-            const out = new Uint8Array(room);
-            const { next, length } = arena.fill(start, series.length, batch, writing.next, out, writeValue);
+            const slot = turn % 2;
+            const { next, at, length } = arena.fillSlot(
+              start,
+              series.length,
+              batch,
+              writing.next,
+              slot,
+              writeValue,
+              room,
+            );
+            const out = new Uint8Array(arena.shared, at, length);
             if (length === 0 && next < series.length) {
               // Only ever for a line longer than the room.
               const k = next;
@@ -221,9 +282,8 @@ describe("LinesArena.fill", () => {
       v.fill(1e-7 * (first + 1), 0, count);
     };
     const start = Buffer.from("promstatus_target_scrape_duration_seconds{");
-    const out = new Uint8Array(2 ** 20);
     let calls = 0;
-    for (let next = 0; next < n; calls++) next = arena.fill(start, n, batch, next, out, writeValue).next;
+    for (let next = 0; next < n; calls++) next = arena.fillSlot(start, n, batch, next, 0, writeValue).next;
     // Each call gathers from where it starts: at most a batch (4096 lines) more than it writes.
     expect(gathered).toBeLessThanOrEqual(n + calls * 4096);
   });
