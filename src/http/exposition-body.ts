@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { type FamilyLines, isPacked } from "../exposition/pack.js";
-import { type LinesWrittenAgain, plainChunks, type WriteAgain } from "../exposition/unpack.js";
+import { type AgainPiece, type LinesWrittenAgain, plainChunks, type WriteAgain } from "../exposition/unpack.js";
+import { untilEnded } from "./once-ended.js";
 
 /** How a response ends when its client hangs up mid-way: nothing to report. */
 const CLIENT_GONE = new Set(["ERR_STREAM_PREMATURE_CLOSE", "EPIPE", "ECONNRESET"]);
@@ -61,9 +62,23 @@ async function write(res: ServerResponse, chunk: Uint8Array): Promise<void> {
  */
 async function writeAgain(res: ServerResponse, again: LinesWrittenAgain, length: number): Promise<number> {
   let sent = 0;
-  // A client gone while the writing waits for a slot the response held: the wait ends at once.
-  const gone = () => again.close();
-  res.once("close", gone);
+  let finished = false;
+  /** Pieces given to the response whose write's callback has not come yet. */
+  const out = new Set<AgainPiece>();
+  let forget = () => {};
+  const handBack = (piece: AgainPiece) => {
+    if (out.delete(piece)) piece.written();
+    if (finished && out.size === 0) forget();
+  };
+  // The client gone (the response or its connection closed): the wait for a slot the response held ends
+  // at once, and every piece goes back. Nothing reads them any more (a connection's pending writes are
+  // cancelled when it closes), and Node drops some writes' callbacks: one to a connection destroyed
+  // before the response knew, or no longer writable (its client half-closed): their slots would be
+  // held for good, and with them the decoder thread's room to write again.
+  forget = untilEnded(res.req, res, () => {
+    again.close();
+    for (const piece of [...out]) handBack(piece);
+  });
   try {
     while (sent < length && !res.destroyed) {
       const piece = await again.next();
@@ -74,11 +89,13 @@ async function writeAgain(res: ServerResponse, again: LinesWrittenAgain, length:
         break;
       }
       sent += piece.bytes.length;
-      res.write(piece.bytes, () => piece.written());
+      out.add(piece);
+      res.write(piece.bytes, () => handBack(piece));
     }
   } finally {
-    res.off("close", gone);
     again.close();
+    finished = true;
+    if (out.size === 0) forget();
   }
   return sent;
 }

@@ -34,21 +34,30 @@ export const alreadyEnded = (req: IncomingMessage, res: ServerResponse): boolean
  * write completed ('finish'), a connection once its handle closed, pending writes cancelled.
  */
 export function onceEnded(req: IncomingMessage, res: ServerResponse, done: () => void): void {
+  untilEnded(req, res, done);
+}
+
+/** As onceEnded; the function it returns takes `done` back (no longer called, nothing left listening). */
+export function untilEnded(req: IncomingMessage, res: ServerResponse, done: () => void): () => void {
   const socket = req.socket;
   // Gone already: nothing will fire.
   if (alreadyEnded(req, res)) {
     done();
-    return;
+    return () => {};
   }
   let ended = false;
-  let forget = () => {};
+  let forgetSocket = () => {};
+  const forget = () => {
+    ended = true;
+    forgetSocket();
+    res.off("close", end);
+  };
   const end = () => {
     if (ended) return;
-    ended = true;
     forget();
-    res.off("close", end);
     done();
   };
   res.once("close", end);
-  forget = whenClosed(socket, end);
+  forgetSocket = whenClosed(socket, end);
+  return forget;
 }
