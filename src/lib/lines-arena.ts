@@ -33,6 +33,12 @@ const PAGE = 65536;
 const OVERRUN = 16;
 /** Lines handed to the module at a time. */
 const BATCH = 4096;
+/** A family's start (its name and the source's labels) longer than this keeps no texts (textsPlace). */
+const START_ROOM = 65536;
+/** Kept texts: 16 bytes a series; the module's modes (assembly/family-lines.ts). */
+const TEXT_BYTES = 16;
+const KEEP_TEXTS = 1;
+const READ_TEXTS = 2;
 /** A 32-bit WebAssembly memory's most: 65536 pages. */
 const MAX_MEMORY = 65536 * PAGE;
 
@@ -48,6 +54,8 @@ interface Exports {
     to: number,
     out: number,
     room: number,
+    texts: number,
+    textsMode: number,
   ): number;
 }
 
@@ -73,6 +81,15 @@ export type LinesBatch = (
   lengths: Int32Array,
   values: Float64Array,
 ) => void;
+
+/**
+ * Where a family's values' text is kept from one writing of its lines to the next (textsPlace), and
+ * whether this writing keeps it there (else takes it from there).
+ */
+export interface KeptTexts {
+  at: number;
+  keep: boolean;
+}
 
 /** Bytes appended one block after another; `bytes` holds them from 0 to `used`. */
 export interface ByteArena {
@@ -223,9 +240,25 @@ export class LinesArena implements ByteArena {
       lengths: new Int32Array(memory, lengthsAt, BATCH),
       values: new Float64Array(memory, valuesAt, BATCH),
       results: new Int32Array(memory, 0, 2),
-      /** Writes lines [j, count) of the batch at `out`, at most `room` bytes; the bytes written. */
-      lines: (j: number, count: number, out: number, room: number) =>
-        this.exports.lines(startAt, start.length, BLOCKS, offsetsAt, lengthsAt, valuesAt, j, count, out, room),
+      /**
+       * Writes lines [j, count) of the batch at `out`, at most `room` bytes, the batch's kept texts (if
+       * any) at `texts`; the bytes written.
+       */
+      lines: (j: number, count: number, out: number, room: number, texts = 0, mode = 0) =>
+        this.exports.lines(
+          startAt,
+          start.length,
+          BLOCKS,
+          offsetsAt,
+          lengthsAt,
+          valuesAt,
+          j,
+          count,
+          out,
+          room,
+          texts,
+          mode,
+        ),
     };
   }
 
@@ -274,14 +307,32 @@ export class LinesArena implements ByteArena {
     slot: number,
     writeValue: ValueWriter,
     room = OUT_SLOT_BYTES,
+    texts?: KeptTexts,
   ): { next: number; at: number; length: number } {
     if (!(Number.isInteger(slot) && slot >= 0 && slot < OUT_SLOTS)) throw new RangeError(`no slot ${slot}`);
     const at = BASE + slot * OUT_SLOT_BYTES;
     // Its 16 bytes of overrun inside the slot: the next slot may be another thread's to read.
     const fits = Math.min(room, OUT_SLOT_BYTES - OVERRUN);
     this.slotsWritten |= 1 << slot;
-    const { next, length } = this.writeLines(start, count, batch, from, fits, writeValue, at);
+    if (texts) {
+      // The module reads and writes 16 bytes at a time: the last text's too.
+      const end = texts.at + count * TEXT_BYTES + OVERRUN;
+      this.ensure(end - BLOCKS);
+      if (texts.keep) this.blocksHeld = Math.max(this.blocksHeld, end - BLOCKS);
+    }
+    const { next, length } = this.writeLines(start, count, batch, from, fits, writeValue, at, texts);
     return { next, at, length };
+  }
+
+  /**
+   * Where family `family`'s values' text may be kept (`count` series a family, 16 bytes each): after the
+   * blocks and what writing lines needs after them, so only a poll writes over it (the blocks moving, or
+   * its own writing of lines); undefined for a start longer than its room there.
+   */
+  textsPlace(family: number, count: number, start: Uint8Array): number | undefined {
+    if (start.length > START_ROOM) return undefined;
+    const scratchEnd = BLOCKS + align(this.used, 8) + START_ROOM + 16 * BATCH + OVERRUN;
+    return align(scratchEnd, TEXT_BYTES) + family * count * TEXT_BYTES;
   }
 
   /**
@@ -297,8 +348,10 @@ export class LinesArena implements ByteArena {
     room: number,
     writeValue: ValueWriter,
     out?: number,
+    texts?: KeptTexts,
   ) {
     const { memory, bytes, outAt, results, lines, offsets, lengths, values } = this.scratch(start, room, out);
+    const mode = texts ? (texts.keep ? KEEP_TEXTS : READ_TEXTS) : 0;
     let length = 0;
     let k = from;
     let full = false;
@@ -307,7 +360,7 @@ export class LinesArena implements ByteArena {
       batch(k, n, offsets, lengths, values); // offsets from BLOCKS, as the blocks are reserved: the module adds it
       let j = 0; // within the batch, which is gathered once however many lines JavaScript writes
       while (j < n) {
-        length += lines(j, n, outAt + length, room - length);
+        length += lines(j, n, outAt + length, room - length, texts ? texts.at + k * TEXT_BYTES : 0, mode);
         j = results[NEXT / 4] as number;
         const stopped = results[STOPPED / 4] as number;
         full = stopped === ROOM;

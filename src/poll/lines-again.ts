@@ -1,6 +1,6 @@
 import { TargetTable } from "../convert/target-table.js";
 import { writeValue } from "../exposition/value-bytes.js";
-import { type LinesArena, type LinesBatch, OUT_SLOT_BYTES, OUT_SLOTS } from "../lib/lines-arena.js";
+import { type KeptTexts, type LinesArena, type LinesBatch, OUT_SLOT_BYTES, OUT_SLOTS } from "../lib/lines-arena.js";
 
 // A plain scrape's per-target families written again by the decoder thread that wrote them, from the
 // table it keeps (its labels in the line writer's memory, its values), rather than inflated from their
@@ -16,6 +16,10 @@ import { type LinesArena, type LinesBatch, OUT_SLOT_BYTES, OUT_SLOTS } from "../
 // The lines go into slots of the table's own line writer memory, shared with the main thread, which
 // sends them from there (lines-arena.ts): a writing has AGAIN_SLOTS of them, its own until the main
 // thread ends it, which it does only once it reads none of them and asked for none to be filled.
+//
+// A family whose values vary from series to series (timestamps, durations) has their text kept in the
+// table's memory by its first writing after a poll, and taken from there by the next ones: making the
+// text was most of the cost of writing such a family (lines-arena.ts, KeptTexts).
 
 /** How a writing goes on: more lines to write, all written, or stopped (the rest comes from the members). */
 export type AgainState = "more" | "done" | "stopped";
@@ -25,6 +29,10 @@ interface Writing {
   arena: LinesArena;
   /** Its slots of the arena's memory: AGAIN_SLOTS from this one on. */
   firstSlot: number;
+  /** The family's index in the table, and where its values' text is kept, if it is. */
+  family: number;
+  texts: KeptTexts | undefined;
+  textsOf: TableTexts | undefined;
   order: Uint32Array;
   batch: LinesBatch;
   start: Uint8Array;
@@ -51,6 +59,29 @@ export interface Filled {
 
 const STOPPED: Filled = { length: 0, state: "stopped", at: 0 };
 
+/** A table's families whose values' text is kept ("kept"), being kept by a writing, or not to be kept, for one poll of it. */
+interface TableTexts {
+  polls: number;
+  families: Map<number, "kept" | "keeping" | "not">;
+}
+
+/**
+ * Whether family v's values vary from series to series, in the order its lines are written: one value
+ * for all (an interval) has its text made once a writing anyway (assembly/family-lines.ts keeps the last).
+ */
+function variedValues(table: TargetTable, order: Uint32Array, v: number): boolean {
+  const { values, valueStride } = table.seriesArrays();
+  let changes = 0;
+  let last = Number.NaN;
+  for (let k = 0; k < order.length; k++) {
+    const value = values[(order[k] as number) * valueStride + v] as number;
+    if (Number.isNaN(value) || value === last) continue;
+    changes++;
+    last = value;
+  }
+  return changes * 4 > order.length;
+}
+
 /** Lines [first, first + n) of family v, in `order`, as the line writer takes them. */
 function batchOf(table: TargetTable, order: Uint32Array, v: number): LinesBatch {
   // The table's arrays themselves (a method call per line and value cost more than writing the lines):
@@ -73,6 +104,7 @@ export class LinesAgain {
   private readonly writings = new Map<number, Writing>();
   /** Per memory, which writings' slots are taken (a bit each). */
   private readonly taken = new WeakMap<LinesArena, number>();
+  private readonly texts = new WeakMap<TargetTable, TableTexts>();
 
   constructor(private readonly tables: () => Iterable<unknown>) {}
 
@@ -98,11 +130,13 @@ export class LinesAgain {
       return STOPPED;
     }
     const count = writing.order.length;
-    const { batch, start } = writing;
-    const written = writing.arena.fillSlot(start, count, batch, writing.next, writing.firstSlot + slot, writeValue);
+    const { batch, start, texts } = writing;
+    const slotAt = writing.firstSlot + slot;
+    const written = writing.arena.fillSlot(start, count, batch, writing.next, slotAt, writeValue, undefined, texts);
     writing.next = written.next;
     if (written.next >= count) writing.state = "done";
     else if (written.length === 0) writing.state = "stopped"; // a line longer than a slot
+    if (writing.state === "done" && texts?.keep) writing.textsOf?.families.set(writing.family, "kept");
     return { length: written.length, state: writing.state, at: written.at };
   }
 
@@ -121,6 +155,9 @@ export class LinesAgain {
     const writing = this.writings.get(id);
     if (!writing) return;
     this.writings.delete(id);
+    // Texts kept only in part: a later writing keeps them again.
+    const { textsOf, family } = writing;
+    if (writing.texts?.keep && textsOf?.families.get(family) === "keeping") textsOf.families.delete(family);
     const group = writing.firstSlot / AGAIN_SLOTS;
     this.taken.set(writing.arena, (this.taken.get(writing.arena) ?? 0) & ~(1 << group));
   }
@@ -144,8 +181,40 @@ export class LinesAgain {
       const start = (table.packedAs[v] as { start: Uint8Array }).start;
       const batch = batchOf(table, order, v);
       const firstSlot = group * AGAIN_SLOTS;
-      return { table, arena, firstSlot, order, batch, start, polls: table.polls, next: 0, state: "more" };
+      const textsOf = this.textsOf(table);
+      const texts = this.keptTexts(textsOf, table, arena, v, start);
+      const polls = table.polls;
+      return { table, arena, firstSlot, family: v, texts, textsOf, order, batch, start, polls, next: 0, state: "more" };
     }
     return undefined;
+  }
+
+  /** What is kept of the texts of `table`'s families, for its poll now. */
+  private textsOf(table: TargetTable): TableTexts {
+    const known = this.texts.get(table);
+    if (known?.polls === table.polls) return known;
+    const fresh: TableTexts = { polls: table.polls, families: new Map() };
+    this.texts.set(table, fresh);
+    return fresh;
+  }
+
+  /** Where a writing of family v takes its values' text from, or keeps it; undefined: neither. */
+  private keptTexts(
+    textsOf: TableTexts,
+    table: TargetTable,
+    arena: LinesArena,
+    v: number,
+    start: Uint8Array,
+  ): KeptTexts | undefined {
+    const known = textsOf.families.get(v);
+    if (known === "keeping" || known === "not") return undefined; // another writing keeps them now
+    const at = arena.textsPlace(v, table.order.length, start);
+    if (at !== undefined && known === "kept") return { at, keep: false };
+    if (at === undefined || !variedValues(table, table.order, v)) {
+      textsOf.families.set(v, "not");
+      return undefined;
+    }
+    textsOf.families.set(v, "keeping");
+    return { at, keep: true };
   }
 }

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TargetsRounds } from "../../scripts/bench/generate.js";
+import { TargetTable } from "../../src/convert/target-table.js";
+import { PER_TARGET_FAMILIES } from "../../src/convert/targets.js";
 import { type FamilyLines, isPacked, type PackedLines } from "../../src/exposition/pack.js";
 import { PackCache } from "../../src/exposition/pack-cache.js";
 import { plainText } from "../../src/exposition/unpack.js";
@@ -191,6 +193,66 @@ describe("writing a packed per-target family again", () => {
     const moved = packedOf(second, "promstatus_target_last_scrape_timestamp_seconds");
     expect((await plainText([moved])).toString()).not.toContain(text);
     thread.again.end(4_000_001);
+  });
+});
+
+describe("values' text kept from one writing of a family to the next", () => {
+  const LAST_SCRAPE = "promstatus_target_last_scrape_timestamp_seconds";
+
+  /** The table's memory where a family's values' text is kept, and a writer of garbage over it. */
+  function keptTexts(thread: ReturnType<typeof decoderThread>, name: string) {
+    const table = [...thread.kept.values()].find((t): t is TargetTable => t instanceof TargetTable) as TargetTable;
+    const v = PER_TARGET_FAMILIES.indexOf(name as (typeof PER_TARGET_FAMILIES)[number]);
+    const arena = table.linesArena as LinesArena;
+    const start = (table.packedAs[v] as { start: Uint8Array }).start;
+    const at = arena.textsPlace(v, table.order.length, start) as number;
+    // Each series' kept text made "7777777" (its last byte: the length).
+    const spoil = () => {
+      const kept = new Uint8Array(arena.shared, at, table.order.length * 16);
+      for (let k = 0; k < table.order.length; k++)
+        kept.fill(0x37, k * 16, k * 16 + 7).fill(7, k * 16 + 15, k * 16 + 16);
+    };
+    return { spoil };
+  }
+
+  it("writes the same bytes keeping them, taking them, and after the next poll, and takes them from where they are kept", async () => {
+    const thread = decoderThread();
+    const rounds = new TargetsRounds(12_000);
+    const family = packedOf(thread.poll(rounds.answer(0)), LAST_SCRAPE);
+    const expected = await plainText([family]);
+    expect(writeAll(thread.again, family.hash).bytes.equals(expected)).toBe(true); // keeps them
+    expect(writeAll(thread.again, family.hash).bytes.equals(expected)).toBe(true); // takes them
+    // Taken from the kept bytes: spoiled there, the lines change.
+    keptTexts(thread, LAST_SCRAPE).spoil();
+    const spoiled = writeAll(thread.again, family.hash).bytes;
+    expect(spoiled.equals(expected)).toBe(false);
+    expect(spoiled.toString()).toMatch(/^promstatus_target_last_scrape_timestamp_seconds\{[^\n]*\} 7777777\n/);
+    // The next poll: kept texts are the last poll's; none is taken, the new ones kept and taken again.
+    const next = packedOf(thread.poll(rounds.answer(1)), LAST_SCRAPE);
+    keptTexts(thread, LAST_SCRAPE).spoil();
+    const nextExpected = await plainText([next]);
+    expect(writeAll(thread.again, next.hash).bytes.equals(nextExpected)).toBe(true);
+    expect(writeAll(thread.again, next.hash).bytes.equals(nextExpected)).toBe(true);
+  });
+
+  it("keeps none for a family of one value, and keeps them again after a writing that ended part-way", async () => {
+    const thread = decoderThread();
+    const families = thread.poll(new TargetsRounds(30_000).answer(0));
+    // One value for every series: nothing kept, so nothing taken from there.
+    const interval = packedOf(families, "promstatus_target_scrape_interval_seconds");
+    writeAll(thread.again, interval.hash);
+    keptTexts(thread, "promstatus_target_scrape_interval_seconds").spoil();
+    expect(writeAll(thread.again, interval.hash).bytes.equals(await plainText([interval]))).toBe(true);
+    // A writing ended after one slot (its client went away) kept only the texts of its lines so far.
+    const lastScrape = packedOf(families, LAST_SCRAPE);
+    expect(thread.again.fill(5_000_001, lastScrape.hash, 0, true).state).toBe("more");
+    // Meanwhile another writing neither keeps nor takes them, and writes the same bytes.
+    const expected = await plainText([lastScrape]);
+    expect(writeAll(thread.again, lastScrape.hash).bytes.equals(expected)).toBe(true);
+    thread.again.end(5_000_001);
+    keptTexts(thread, LAST_SCRAPE).spoil();
+    expect(writeAll(thread.again, lastScrape.hash).bytes.equals(expected)).toBe(true); // keeps them again
+    expect(writeAll(thread.again, lastScrape.hash).bytes.equals(expected)).toBe(true); // takes them
   });
 });
 
