@@ -44,7 +44,7 @@ interface Writing {
 
 /** Slots a writing has: one read by the response while the others are filled. */
 export const AGAIN_SLOTS = 3;
-/** A slot's bytes: lines longer than this are not written again (the members have them). */
+/** A large slot's bytes (a writing's slots are all large or all half that, lines-arena.ts): lines longer than its slots are not written again (the members have them). */
 export const AGAIN_SLOT_BYTES = OUT_SLOT_BYTES;
 /** Writings of one table's lines at once: beyond, a scrape's family is inflated. */
 export const AGAIN_WRITINGS = Math.floor(OUT_SLOTS / AGAIN_SLOTS);

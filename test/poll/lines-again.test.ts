@@ -7,7 +7,7 @@ import { type FamilyLines, isPacked, type PackedLines } from "../../src/expositi
 import { PackCache } from "../../src/exposition/pack-cache.js";
 import { plainText } from "../../src/exposition/unpack.js";
 import { writeValue } from "../../src/exposition/value-bytes.js";
-import { LinesArena } from "../../src/lib/lines-arena.js";
+import { LinesArena, slotPlace } from "../../src/lib/lines-arena.js";
 import type { DecoderMemory } from "../../src/poll/decode-types.js";
 import {
   AGAIN_SLOT_BYTES,
@@ -159,9 +159,14 @@ describe("writing a packed per-target family again", () => {
     });
     // The same memory (the table's), and no two writings' slots in the same place.
     expect(new Set(begun.map((f) => f.memory)).size).toBe(1);
-    const places = begun.map((f) => f.at).sort((a, b) => a - b);
-    for (let i = 1; i < places.length; i++)
-      expect(places[i] as number).toBeGreaterThanOrEqual((places[i - 1] as number) + AGAIN_SLOTS * AGAIN_SLOT_BYTES);
+    // Each writing's first lines in the first of its slots, each group of slots its own.
+    const groups = Array.from({ length: AGAIN_WRITINGS }, (_, g) => {
+      const first = slotPlace(g * AGAIN_SLOTS);
+      const last = slotPlace(g * AGAIN_SLOTS + AGAIN_SLOTS - 1);
+      return { at: first.at, end: last.at + last.bytes };
+    });
+    expect(begun.map((f) => f.at).sort((a, b) => a - b)).toEqual(groups.map((g) => g.at));
+    for (let g = 1; g < groups.length; g++) expect(groups[g]?.at).toBeGreaterThanOrEqual(groups[g - 1]?.end as number);
     // None free: the next writing stops at once (its scrape inflates the family).
     expect(thread.again.fill(3_000_100, family.hash, 0, true)).toEqual({ length: 0, state: "stopped", at: 0 });
     thread.again.end(3_000_001);
