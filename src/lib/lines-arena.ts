@@ -305,7 +305,8 @@ export class LinesArena implements ByteArena {
 
   /**
    * Writes a family's lines from line `from` on into slot `slot` of the memory (at most `room` bytes,
-   * and never more than a slot less the line writer's overrun), as many whole lines as fit, and says
+   * and never more than a slot less the line writer's overrun; the values' text kept or taken as
+   * `texts` says), as many whole lines as fit, and says
    * which line comes next (`count` when none is left), where the bytes are in `shared` and how many.
    * `batch` puts lines [first, first + n)'s block offsets, lengths and values into the arrays it is
    * given. Nothing is kept between calls, so writings of several families may take turns, and with the
@@ -319,8 +320,7 @@ export class LinesArena implements ByteArena {
     from: number,
     slot: number,
     writeValue: ValueWriter,
-    room = OUT_SLOT_BYTES,
-    texts?: KeptTexts,
+    { room = OUT_SLOT_BYTES, texts }: { room?: number; texts?: KeptTexts | undefined } = {},
   ): { next: number; at: number; length: number } {
     if (!(Number.isInteger(slot) && slot >= 0 && slot < OUT_SLOTS)) throw new RangeError(`no slot ${slot}`);
     const { at, bytes } = slotPlace(slot);

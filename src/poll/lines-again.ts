@@ -131,8 +131,8 @@ export class LinesAgain {
     }
     const count = writing.order.length;
     const { batch, start, texts } = writing;
-    const slotAt = writing.firstSlot + slot;
-    const written = writing.arena.fillSlot(start, count, batch, writing.next, slotAt, writeValue, undefined, texts);
+    const arenaSlot = writing.firstSlot + slot;
+    const written = writing.arena.fillSlot(start, count, batch, writing.next, arenaSlot, writeValue, { texts });
     writing.next = written.next;
     if (written.next >= count) writing.state = "done";
     else if (written.length === 0) writing.state = "stopped"; // a line longer than a slot

@@ -301,15 +301,9 @@ describe("LinesArena.fillSlot", () => {
             const writing = writings[turn % 2] as (typeof writings)[number];
             if (writing.next >= series.length || writing.stuck) continue;
             const slot = turn % 2;
-            const { next, at, length } = arena.fillSlot(
-              start,
-              series.length,
-              batch,
-              writing.next,
-              slot,
-              writeValue,
+            const { next, at, length } = arena.fillSlot(start, series.length, batch, writing.next, slot, writeValue, {
               room,
-            );
+            });
             const out = new Uint8Array(arena.shared, at, length);
             if (length === 0 && next < series.length) {
               // Only ever for a line longer than the room.
