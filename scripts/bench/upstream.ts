@@ -2,20 +2,20 @@
 // `/api/v1/targets` as a real Prometheus does over time (see generate.ts for what that is and where it is
 // read in Prometheus's code): every request gets the next round, with its scrape times moved on by one
 // interval, new scrape durations, pools sorted and each pool's targets in a new order; labels, pools
-// and URLs are the same bytes in every round. Answers are gzipped when asked and sent as Prometheus
-// sends them: chunked (plain in one chunk, gzip in 2048-byte ones), or with a Content-Length when no
-// more than 2048 bytes (the tsdb answer, one fixed answer).
+// and URLs are the same bytes in every round. Answers are gzipped when asked and put on the wire as
+// Prometheus puts them (go-wire.ts): chunked (plain in one chunk, gzip in 2048-byte ones leaving 4096
+// bytes a write), or with a Content-Length when no more than 2048 bytes (the tsdb answer, one fixed answer).
 //
 // Each round is assembled from bytes built once (a few hundred ms at 100k targets, gzip about four
 // times that): the next round is prepared as soon as an answer has been sent, in the encoding last
 // asked for, so a poll gets its answer without waiting for the upstream's work. Prints its URL when ready.
 import { readdirSync } from "node:fs";
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { setPriority } from "node:os";
 import { parseArgs, promisify } from "node:util";
 import { gzip as gzipAsync, gzipSync } from "node:zlib";
 import { TargetsRounds, tsdbAnswer } from "./generate.js";
+import { type GoAnswer, goWrites } from "./go-wire.js";
 
 // Every thread at the lowest priority (Linux's nice is per thread; later threads take their creator's):
 // where the upstream's work meets the exporter's on a core, the exporter's goes first.
@@ -31,82 +31,121 @@ const targets = new TargetsRounds(Number(values.targets));
 const tsdb = Buffer.from(tsdbAnswer(Number(values.limit)));
 const tsdbGzip = gzipSync(tsdb);
 const gzip = promisify(gzipAsync);
-const GO_CHUNK_BYTES = 2048;
 
 /** The next round to serve. */
 let round = 0;
 /** A round built ahead of its request. */
-let ready: { round: number; gzip: boolean; body: Promise<Buffer> } | undefined;
+let ready: { round: number; gzip: boolean; body: Promise<Built> } | undefined;
 
-const build = (r: number, zip: boolean): Promise<Buffer> => {
-  const plain = targets.answer(r);
-  return zip ? gzip(plain) : Promise.resolve(plain);
-};
-
-// As Go's net/http sends a handler's answer (server.go; measured on Debian's Prometheus 2.42): one that fits
-// its 2048-byte response buffer when the handler returns with a Content-Length (the tsdb answer, 1952 bytes
-// plain, 585 gzipped); a larger one chunked: plain in one chunk (api.go writes the encoded answer in one
-// Write, passed through whole), gzip in 2048-byte chunks (the buffer, bufferBeforeChunkingSize, takes the
-// gzip writer's small writes; a 0.9 MB targets answer). Node 24.22 and later join the writes of one turn
-// of the event loop into one chunk, even uncorked: there each gzip chunk is written in a turn of its own.
-// Earlier ones (the bench's upstream runs on the machine's Node 20) keep the writes of one turn apart,
-// and get them in one go, as before: spacing them by turns changes how they reach the exporter (more,
-// smaller reads; its main thread's part of a gzip poll 13 -> 77 ms in one run), and which of the two is
-// nearer a real Prometheus, which writes them as its gzip writer makes them, is not measured.
-const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-const WRITES_JOINED = major > 24 || (major === 24 && minor >= 22);
-
-function send(res: ServerResponse, body: Buffer, zip: boolean): void {
-  const whole = body.length <= GO_CHUNK_BYTES ? { "content-length": String(body.length) } : {};
-  res.writeHead(200, {
-    "content-type": "application/json",
-    ...(zip ? { "content-encoding": "gzip" } : {}),
-    ...whole,
-  });
-  if (!zip) {
-    res.write(body);
-    res.end();
-    return;
-  }
-  if (!WRITES_JOINED) {
-    for (let at = 0; at < body.length; at += GO_CHUNK_BYTES) res.write(body.subarray(at, at + GO_CHUNK_BYTES));
-    res.end();
-    return;
-  }
-  const chunkFrom = (at: number): void => {
-    if (res.destroyed) return;
-    if (at >= body.length) {
-      res.end();
-      return;
-    }
-    res.write(body.subarray(at, at + GO_CHUNK_BYTES));
-    setImmediate(chunkFrom, at + GO_CHUNK_BYTES);
-  };
-  chunkFrom(0);
+interface Built {
+  bytes: Buffer;
+  /** The JSON's length, gzipped or not. */
+  jsonBytes: number;
 }
 
-const server = createServer((req, res) => {
-  const path = (req.url ?? "").split("?")[0] as string;
-  const zip = /\bgzip\b/.test(String(req.headers["accept-encoding"]));
-  if (path === "/api/v1/status/tsdb") return send(res, zip ? tsdbGzip : tsdb, zip);
-  if (path !== "/api/v1/targets") return void res.writeHead(404).end();
+const build = async (r: number, zip: boolean): Promise<Built> => {
+  const plain = targets.answer(r);
+  return { bytes: zip ? await gzip(plain) : plain, jsonBytes: plain.length };
+};
+
+const NOT_FOUND: GoAnswer = {
+  status: "404 Not Found",
+  headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+  body: Buffer.from("404 page not found\n"),
+  gzip: false,
+};
+
+const answer = (body: Buffer, zip: boolean): GoAnswer => ({
+  status: "200 OK",
+  headers: { "Content-Type": "application/json", ...(zip ? { "Content-Encoding": "gzip" } : {}) },
+  body,
+  gzip: zip,
+});
+
+// The socket is written as Go's net/http writes it (go-wire.ts), one write a turn of the event loop, and a
+// gzip answer's writes spread over the time Go's gzip writer takes to make them: Go 1.19's compress/gzip
+// (as Prometheus 2.42's CompressionHandler) served a 100k-target round of these answers at 104 MB/s of
+// JSON on this machine, 6.0 MB of gzip in 750 ms, read 4.2 KB a read (~1430 reads) by Node. Written as
+// fast as the loop turns, the writes outran the reader, which got them in 80-730 reads. The pauses are
+// slept (Atomics.wait: below a timer's 1 ms), the turns between them left to other requests.
+const GZIP_JSON_BYTES_PER_MS = 104_000;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+function send(socket: Socket, what: GoAnswer, jsonBytes: number, done: () => void): void {
+  const writes = goWrites(what);
+  const spreadMs = what.gzip ? jsonBytes / GZIP_JSON_BYTES_PER_MS : 0;
+  const start = performance.now();
+  const from = (k: number): void => {
+    if (socket.destroyed) return;
+    if (k >= writes.length) {
+      done();
+      return;
+    }
+    const wait = start + (spreadMs * k) / writes.length - performance.now();
+    if (wait > 0) Atomics.wait(sleeper, 0, 0, wait);
+    socket.write(writes[k] as Buffer);
+    setImmediate(from, k + 1);
+  };
+  from(0);
+}
+
+/** The request's path, whether it asks for gzip and whether it closes the connection after. */
+function request(head: string): { path: string; zip: boolean; close: boolean } {
+  const [line = "", ...fields] = head.split("\r\n");
+  const header = (name: string) =>
+    fields.find((f) => f.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1) ?? "";
+  return {
+    path: (line.split(" ")[1] ?? "").split("?")[0] as string,
+    zip: /\bgzip\b/.test(header("accept-encoding")),
+    close: /\bclose\b/i.test(header("connection")),
+  };
+}
+
+function respond(path: string, zip: boolean): Promise<{ what: GoAnswer; jsonBytes: number }> {
+  const fixed = (what: GoAnswer) => Promise.resolve({ what, jsonBytes: tsdb.length });
+  if (path === "/api/v1/status/tsdb") return fixed(answer(zip ? tsdbGzip : tsdb, zip));
+  if (path !== "/api/v1/targets") return fixed(NOT_FOUND);
   const r = round++;
   const body = ready && ready.round === r && ready.gzip === zip ? ready.body : build(r, zip);
   ready = undefined;
-  body.then(
-    (bytes) => {
-      res.once("finish", () =>
-        setImmediate(() => {
-          if (ready) return;
-          const next = build(round, zip);
-          next.catch(() => {}); // a failure is the request's, should it take this round
-          ready = { round, gzip: zip, body: next };
+  return body.then(({ bytes, jsonBytes }) => ({ what: answer(bytes, zip), jsonBytes }));
+}
+
+/** Builds the next round ahead of its request, in the encoding last asked for. */
+function prepare(zip: boolean): void {
+  if (ready) return;
+  const next = build(round, zip);
+  next.catch(() => {}); // a failure is the request's, should it take this round
+  ready = { round, gzip: zip, body: next };
+}
+
+// HTTP/1.1 requests one after another on a connection (got keeps them alive): GETs without a body.
+const server = createServer((socket) => {
+  let pending = "";
+  let busy = false;
+  const next = (): void => {
+    const end = pending.indexOf("\r\n\r\n");
+    if (busy || end < 0) return;
+    const { path, zip, close } = request(pending.slice(0, end));
+    pending = pending.slice(end + 4);
+    busy = true;
+    respond(path, zip).then(
+      ({ what, jsonBytes }) =>
+        send(socket, what, jsonBytes, () => {
+          busy = false;
+          if (close) socket.end();
+          if (path === "/api/v1/targets") setImmediate(prepare, zip);
+          next();
         }),
-      );
-      send(res, bytes, zip);
-    },
-    (err: unknown) => res.destroy(err as Error),
-  );
+      (err: unknown) => socket.destroy(err as Error),
+    );
+  };
+  socket.setEncoding("latin1");
+  socket.on("data", (text: string) => {
+    pending += text;
+    next();
+  });
+  socket.on("error", () => {}); // a client gone mid-answer: nothing to tell it
 });
 server.listen(0, "127.0.0.1", () => {
   process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
