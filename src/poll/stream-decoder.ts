@@ -21,7 +21,8 @@ export interface DecodeStream {
    */
   begin(encoding: InputEncoding, stop?: () => void): void;
   /**
-   * Hands a chunk over (it is moved, or copied when it shares memory): true while the thread has room
+   * Hands a chunk over (moved, or copied when small or sharing memory; either way the caller's view of
+   * it may be emptied, its memory detached): true while the thread has room
    * for more, else a promise of that; false (or a promise of it) if the reader gave up on the answer
    * (the rest need not be fetched).
    */
@@ -82,9 +83,14 @@ function dropGroup(state: Open): Uint8Array[] {
   return group;
 }
 
-/** Puts the small pieces joined so far into the group, as one. */
+/**
+ * Puts the small pieces joined so far into the group, as one: in memory of their size, so that the
+ * bytes counted are the memory sent (a byte joined alone would otherwise hold 64 KiB), and the thread
+ * can give it back once read.
+ */
 function closeJoin(state: Open): void {
-  if (state.joining && state.joined > 0) state.group.push(state.joining.subarray(0, state.joined));
+  const { joining, joined } = state;
+  if (joining && joined > 0) state.group.push(joined === joining.byteLength ? joining : joining.slice(0, joined));
   state.joining = undefined;
   state.joined = 0;
 }
@@ -276,6 +282,7 @@ export class StreamDecoder {
       state.pending -= reply.bytes;
       if (reply.gaveUp && !state.gaveUp) {
         state.gaveUp = true;
+        dropGroup(state); // never sent now: its memory goes
         state.stop?.();
       }
       const wake = state.onAck;

@@ -43,6 +43,17 @@ function rest(socket: Socket): void {
   }, GATHER_MS);
 }
 
+/**
+ * Whether the socket's answer has begun and is not read whole yet (Node's ClientRequest on `_httpMessage`,
+ * its IncomingMessage `res`). Once it is whole, the socket goes back to the agent's pool: resting then,
+ * it would not see the upstream close it (EOF), and Node 20's agent would hand it to the next request,
+ * which fails (ECONNRESET, a retry a second later).
+ */
+function answerUnderWay(socket: Socket): boolean {
+  const request = (socket as unknown as { _httpMessage?: { res?: { complete?: boolean } | null } | null })._httpMessage;
+  return request?.res != null && request.res.complete !== true;
+}
+
 function readingConnection(options: NetConnectOpts): Socket {
   if (!parserCopies) return createConnection(options);
   const socket: Socket = createConnection({
@@ -54,7 +65,7 @@ function readingConnection(options: NetConnectOpts): Socket {
         // Reading pauses when the socket is paused (by the HTTP parser's reader, full), as it does for
         // Node's own reads. A rest stops the handle's reading below the stream: returning false would mark
         // the socket not reading, and the parser's reader, wanting more, would resume it at once.
-        if (bytes < READ_BUFFER_BYTES) rest(socket);
+        if (bytes < READ_BUFFER_BYTES && answerUnderWay(socket)) rest(socket);
         return true;
       },
     },

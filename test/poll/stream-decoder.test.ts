@@ -142,7 +142,11 @@ describe("StreamDecoder", () => {
     const sent: number[][] = [];
     const post = worker.postMessage.bind(worker);
     worker.postMessage = (message: { kind: string; bytes?: Uint8Array[] }, transfer?: readonly ArrayBuffer[]) => {
-      if (message.kind === "chunks") sent.push((message.bytes ?? []).map((b) => b.byteLength));
+      if (message.kind === "chunks") {
+        sent.push((message.bytes ?? []).map((b) => b.byteLength));
+        // Each piece is all of its memory: the bytes counted are the memory sent (a joined byte holds no 64 KiB).
+        for (const b of message.bytes ?? []) expect([b.byteOffset, b.buffer.byteLength]).toEqual([0, b.byteLength]);
+      }
       post(message, transfer);
     };
     const stream = decoder.openStream("targets", options);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, get, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readingAgent } from "../../src/upstream/reading-agent.js";
 import { closeServer, listenOnLoopback } from "../helpers/loopback-server.js";
@@ -66,5 +67,33 @@ describe("resting a socket that reads little at a time", () => {
     socket.resume();
     await new Promise((resolve) => response.once("end", resolve));
     expect(digest(Buffer.concat(pieces))).toBe(digest(ANSWER));
+  });
+
+  it("does not rest once the answer is whole: an upstream closing a kept-alive connection is seen before it is used again", async () => {
+    // Keep-alive said, then the connection closed after the answer: Node 20's agent handed the closed
+    // socket to the next request (ECONNRESET) when a rest kept its EOF unread.
+    const closing = createTcpServer((socket) => {
+      socket.once("data", () => socket.end("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok"));
+      socket.on("error", () => {});
+    });
+    const port = await listenOnLoopback(closing);
+    const once = () =>
+      new Promise<string>((resolve) => {
+        const req = get(`http://127.0.0.1:${port}/`, { agent: readingAgent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve("ok"));
+        });
+        req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      });
+    const outcomes: string[] = [];
+    try {
+      for (let i = 0; i < 20; i++) {
+        outcomes.push(await once());
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+    } finally {
+      await closeServer(closing);
+    }
+    expect(outcomes).toEqual(outcomes.map(() => "ok"));
   });
 });
