@@ -55,12 +55,13 @@ const JOIN_BYTES = 64 * 1024;
 interface Open {
   /** Bytes handed over (sent, or in the group not yet sent) and not yet acknowledged. */
   pending: number;
-  /** Chunks handed over and not yet sent, and their bytes; the send at the turn's end, once asked for. */
+  /** Chunks handed over and not yet sent, and their bytes (the joined ones' too). */
   group: Uint8Array[];
   groupBytes: number;
   /** Small pieces joined so far, and how many of its bytes they fill (not yet in the group). */
   joining: Uint8Array | undefined;
   joined: number;
+  /** The group's send, GROUP_WAIT_MS after its first chunk. */
   sendLater: NodeJS.Timeout | undefined;
   gaveUp: boolean;
   /** Why the answer cannot be read, when its thread was lost. */

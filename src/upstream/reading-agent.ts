@@ -29,9 +29,11 @@ interface ReadHandle {
   readStop(): number;
 }
 
-/** Stops reading the socket for GATHER_MS, then reads again if it still wants to (not paused meanwhile). */
-// The handle's reading is stopped below the stream, which still counts it as reading (`reading` stays
-// true): the socket's pause() sets it false, and its resume() then starts reading anew.
+/**
+ * Stops reading the socket for GATHER_MS, then reads again if it still wants to (not paused meanwhile).
+ * The handle's reading is stopped below the stream, which still counts it as reading (`reading` stays
+ * true): the socket's pause() sets it false, and its resume() then starts reading anew.
+ */
 function rest(socket: Socket): void {
   const handle = (socket as unknown as { _handle?: Partial<ReadHandle> | null })._handle;
   if (!handle?.reading || typeof handle.readStop !== "function" || typeof handle.readStart !== "function") return;
