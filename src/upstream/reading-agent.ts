@@ -21,13 +21,21 @@ let parserCopies = true;
 const GATHER_MS = 10;
 const readingSockets = new WeakSet<object>();
 
-/** The part of a socket's libuv handle a rest uses (Node's net.Socket `_handle`, Node 20 and 24). */
-interface ReadHandle {
-  /** Whether the socket wants to read (false once paused). */
-  reading: boolean;
-  readStart(): number;
-  readStop(): number;
+/**
+ * What a rest reads of Node's own parts of a socket (the same in Node 20 and 24): its libuv handle, and
+ * the HTTP request it carries, whose answer (`res`) says when it was read whole.
+ */
+interface SocketInternals {
+  _handle?: {
+    /** Whether the socket wants to read (false once paused). */
+    reading?: boolean;
+    readStart?: () => number;
+    readStop?: () => number;
+  } | null;
+  _httpMessage?: { res?: { complete?: boolean } | null } | null;
 }
+
+const internals = (socket: Socket) => socket as unknown as SocketInternals;
 
 /**
  * Stops reading the socket for GATHER_MS, then reads again if it still wants to (not paused meanwhile).
@@ -35,25 +43,23 @@ interface ReadHandle {
  * true): the socket's pause() sets it false, and its resume() then starts reading anew.
  */
 function rest(socket: Socket): void {
-  const handle = (socket as unknown as { _handle?: Partial<ReadHandle> | null })._handle;
-  if (!handle?.reading || typeof handle.readStop !== "function" || typeof handle.readStart !== "function") return;
+  const handle = internals(socket)._handle;
+  if (!handle?.reading || !handle.readStop || !handle.readStart) return;
   handle.readStop();
   setTimeout(() => {
     // Paused since, and resumed: already reading (libuv says so, and nothing changes).
-    if (handle.reading && !socket.destroyed && (socket as unknown as { _handle?: unknown })._handle === handle)
-      handle.readStart?.();
+    if (handle.reading && !socket.destroyed && internals(socket)._handle === handle) handle.readStart?.();
   }, GATHER_MS);
 }
 
 /**
- * Whether the socket's answer has begun and is not read whole yet (Node's ClientRequest on `_httpMessage`,
- * its IncomingMessage `res`). Once it is whole, the socket goes back to the agent's pool: resting then,
- * it would not see the upstream close it (EOF), and Node 20's agent would hand it to the next request,
- * which fails (ECONNRESET, a retry a second later).
+ * Whether the socket's answer has begun and is not read whole yet. Once it is whole, the socket goes
+ * back to the agent's pool: resting then, it would not see the upstream close it (EOF), and Node 20's
+ * agent would hand it to the next request, which fails (ECONNRESET, a retry a second later).
  */
 function answerUnderWay(socket: Socket): boolean {
-  const request = (socket as unknown as { _httpMessage?: { res?: { complete?: boolean } | null } | null })._httpMessage;
-  return request?.res != null && request.res.complete !== true;
+  const answer = internals(socket)._httpMessage?.res;
+  return answer != null && answer.complete !== true;
 }
 
 function readingConnection(options: NetConnectOpts): Socket {
