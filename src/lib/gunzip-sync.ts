@@ -41,9 +41,12 @@ export class GunzipError extends Error {
   }
 }
 
-/** A gzip stream gunzipped synchronously: each write hands its inflated bytes to `piece` before it returns. */
+/**
+ * A gzip stream gunzipped synchronously: each write hands its inflated bytes to `piece` before it
+ * returns, as views of one buffer that is written again once `piece` returned: what is kept must be copied.
+ */
 export class SyncGunzip {
-  private output = Buffer.allocUnsafeSlow(INFLATE_CHUNK_BYTES);
+  private readonly output = Buffer.allocUnsafeSlow(INFLATE_CHUNK_BYTES);
   private outputUsed = 0;
   private error: GunzipError | undefined;
   private closed = false;
@@ -103,12 +106,9 @@ export class SyncGunzip {
       let more = true;
       if (made > 0) {
         const bytes = this.output.subarray(this.outputUsed, this.outputUsed + made);
-        this.outputUsed += made;
-        // Each piece is its own memory from here on (the reader may keep it): a full buffer is replaced.
-        if (outLeft === 0) {
-          this.output = Buffer.allocUnsafeSlow(INFLATE_CHUNK_BYTES);
-          this.outputUsed = 0;
-        }
+        // Read before `piece` returns (a chunk decoder keeps nothing of a chunk): a full buffer is
+        // written again from its start, so a poll inflates into the same memory throughout.
+        this.outputUsed = outLeft === 0 ? 0 : this.outputUsed + made;
         more = this.piece(bytes);
       }
       if (!more) return;

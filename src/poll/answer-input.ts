@@ -151,7 +151,9 @@ export class AnswerInput {
     }
     this.last.keep(piece);
     if (!this.decoder.write(piece)) this.drop(); // nothing more to gunzip either
-    release(piece); // read (copied into the reader's window, or carried): not needed any more
+    // Read (copied into the reader's window, or carried): not needed any more. The synchronous
+    // gunzip's pieces are views of its one buffer, inflated into again.
+    if (!this.sync) release(piece);
   }
 
   /** zlib's refusal fails the answer; anything else thrown (by the reader) is not about the bytes. */
