@@ -34,6 +34,14 @@ export const MODULES = [
       maximumMemory: 65536,
     },
   },
+  {
+    source: "assembly/deflate-lines.ts",
+    target: "src/exposition/deflate-lines-module.ts",
+    constant: "DEFLATE_LINES_MODULE",
+    what: "The line compressor's WebAssembly module",
+    // Memory: tables below 49152, then input, tokens and output (see the source); 115 pages, never grown.
+    options: { enable: ["simd"], memoryBase: 49152, initialMemory: 115, maximumMemory: 115 },
+  },
 ];
 
 /** A module's bytes as its source compiles to them (the same flags every time). */

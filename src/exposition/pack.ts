@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { joinViews } from "../lib/joined-views.js";
 import { release } from "../lib/release-memory.js";
-import { deflateSegmentSync } from "./gzip-stream.js";
+import { deflateLinesSync } from "./deflate-lines.js";
 import type { RenderedFamilies } from "./text-format.js";
 
 // A large family's lines are kept between polls compressed only: the 60 MB of lines of a 100k-target
-// answer are ~4 MB of deflate data (level 1 compresses them ~16x), in members of its own that each end
+// answer are ~4 MB of deflate data (deflate-lines.ts compresses them ~15x), in members of its own that each end
 // in a sync flush (gzip-stream.ts): back to back, and with the other pieces of the exposition, they are
 // the body of one gzip member, so a gzip scrape writes them as they are, and a plain scrape inflates
 // them one at a time as the response streams.
@@ -75,7 +75,7 @@ export function packPieces(
   for (const piece of pieces) {
     onPiece?.(piece);
     crc = crc32(piece, crc);
-    members.push(deflateSegmentSync(piece));
+    members.push(deflateLinesSync(piece));
     sizes.push(piece.length);
     length += piece.length;
   }
