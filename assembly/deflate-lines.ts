@@ -11,7 +11,7 @@
 //
 // Memory (the module's own, never grown; src/exposition/deflate-lines.ts keeps the same numbers):
 //   [0, 49152)          tables, below
-//   [INPUT, ...)        the bytes to compress, MAX_INPUT at most, with 64 bytes to spare after them
+//   [INPUT, ...)        the bytes to compress, MAX_INPUT at most, with 64 KiB to spare after them
 //   [TOKENS, ...)       literals and matches found, a u32 each
 //   [OUTPUT, ...)       the deflate data written
 
@@ -249,7 +249,7 @@ function codeLengths(freq: usize, n: i32, maxBits: i32, lengths: usize): void {
     for (let s = 0; s < n; s++) {
       const f = load<u32>(freq + ((<usize>s) << 2));
       if (f === 0) continue;
-      const w = (f >> shift) | 1;
+      const w = max(f >> shift, 1);
       let k = leaves;
       while (k > 0) {
         const other = <i32>load<u16>(LEAF_ORDER + ((<usize>(k - 1)) << 1));
@@ -423,7 +423,6 @@ export function deflate(n: usize): usize {
   if (!ready) setUp();
   if (n > MAX_INPUT) return 0;
   const end = tokenize(n);
-  memory.fill(DIST_LEN, 0, 30);
   codeLengths(LIT_FREQ, 286, 15, LIT_LEN);
   codeLengths(DIST_FREQ, 30, 15, DIST_LEN);
   canonicalCodes(LIT_LEN, 286, LIT_CODE);

@@ -78,6 +78,20 @@ describe("deflateLinesSync", () => {
     }
   });
 
+  it("keeps its codes within deflate's 15 bits where the counts would make them longer, and fits its worst output", () => {
+    // Counts growing as Fibonacci's numbers, in one line (no line before to match): a Huffman code for
+    // them would be 25 bits long at its longest.
+    const runs: Buffer[] = [];
+    for (let k = 0, a = 1, b = 1; k < 26; k++, [a, b] = [b, a + b]) runs.push(Buffer.alloc(a, 0x41 + k));
+    const skewed = Buffer.concat(runs);
+    expect(inflated(deflateLinesSync(skewed)).equals(skewed)).toBe(true);
+    // The most the module takes, of bytes that do not compress.
+    const noise = Buffer.from(Array.from({ length: 2 ** 20 }, (_, i) => (Math.imul(i + 1, 2654435761) >>> 13) & 0xff));
+    const data = deflateLinesSync(noise);
+    expect(inflated(data).equals(noise)).toBe(true);
+    expect(data.length).toBeLessThan(noise.length * 1.01);
+  });
+
   it("leaves more bytes than the module takes to zlib, and so does a runtime without WebAssembly", () => {
     const large = familyLines(8_000, timestamp);
     expect(large.length).toBeGreaterThan(2 ** 20);
