@@ -52,15 +52,6 @@ const NEXT_CODE: usize = 41408;
 /** The literal/length then distance code lengths in a row (HLIT + HDIST), and their run-length symbols (u32). */
 const ALL_LENGTHS: usize = 41472;
 const CL_SYMBOLS: usize = 41856;
-
-const MATCH: u32 = 0x80000000;
-const MIN_MATCH: i32 = 3;
-const MAX_MATCH: i32 = 258;
-const MAX_DISTANCE: i32 = 32768;
-const END_OF_BLOCK: i32 = 256;
-
-let ready = false;
-
 /**
  * Per literal (0..255) and per match length (3..258): its code and extra bits as written, with their
  * count in the top byte, made for each block from its codes (one write each).
@@ -70,6 +61,14 @@ const LENGTH_BITS: usize = 44544;
 /** i32: the distances matches of the line being read are looked for at. */
 const CANDIDATE: usize = 45600;
 const CANDIDATES: usize = 4;
+
+const MATCH: u32 = 0x80000000;
+const MIN_MATCH: i32 = 3;
+const MAX_MATCH: i32 = 258;
+const MAX_DISTANCE: i32 = 32768;
+const END_OF_BLOCK: i32 = 256;
+
+let ready = false;
 
 /** The order code length code lengths are sent in (RFC 1951 3.2.7). */
 const ORDER = memory.data<u8>([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
@@ -124,7 +123,7 @@ function nextMatchStart(p: usize, e: usize): usize {
       const same = i8x16.bitmask(i8x16.eq(v128.load(INPUT + p), v128.load(INPUT + p - d)));
       starts |= same & (same >> 1) & (same >> 2) & 0x3fff; // bytes j, j+1, j+2 all equal (j < 14)
     }
-    if (starts !== 0) return p + <usize>ctz(starts);
+    if (starts !== 0) return min(p + <usize>ctz(starts), e);
     p += 14;
   }
   return e;
@@ -208,7 +207,7 @@ function tokenize(n: usize): usize {
         continue;
       }
       // Literals up to where some candidate has three equal bytes again, found 16 bytes at a time.
-      const q = min(nextMatchStart(p + 1, e), e);
+      const q = nextMatchStart(p + 1, e);
       for (; p < q; p++) {
         const c = <u32>load<u8>(INPUT + p);
         store<u32>(t, c);

@@ -66,7 +66,10 @@ export class AnswerInput {
       if (this.sync) return;
     }
     const inflate = gunzipInPieces();
-    inflate.on("data", (piece: Buffer) => this.read(piece));
+    inflate.on("data", (piece: Buffer) => {
+      this.read(piece);
+      release(piece); // the stream's own buffer, read
+    });
     // zlib ends the answer early at zero bytes after a member (gzip's padding): what follows is not read,
     // nor fetched (as when the main thread gunzipped), and the answer is what came before.
     inflate.on("end", () => {
@@ -103,6 +106,7 @@ export class AnswerInput {
       });
     } else {
       this.read(piece);
+      release(piece);
       this.consumed(bytes, !this.stopped);
     }
   }
@@ -142,6 +146,10 @@ export class AnswerInput {
     this.consumed(0, false); // the rest need not be sent
   }
 
+  /**
+   * Reads a piece: copied into the reader's window, or carried, so not needed once this returns. Its
+   * owner frees it then; the synchronous gunzip writes its next piece into the same memory.
+   */
   private read(piece: Uint8Array): void {
     if (this.stopped) return;
     this.inflated += piece.byteLength;
@@ -151,9 +159,6 @@ export class AnswerInput {
     }
     this.last.keep(piece);
     if (!this.decoder.write(piece)) this.drop(); // nothing more to gunzip either
-    // Read (copied into the reader's window, or carried): not needed any more. The synchronous
-    // gunzip's pieces are views of its one buffer, inflated into again.
-    if (!this.sync) release(piece);
   }
 
   /** zlib's refusal fails the answer; anything else thrown (by the reader) is not about the bytes. */
