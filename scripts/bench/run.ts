@@ -22,7 +22,8 @@ const { values } = parseArgs({
   options: {
     targets: { type: "string", default: "20000,100000,500000" },
     "goal-targets": { type: "string", default: "100000" },
-    "scrape-seconds": { type: "string", default: "5" },
+    "scrape-seconds": { type: "string", default: "2" },
+    "scrape-rounds": { type: "string", default: "5" },
     out: { type: "string", default: "docs/benchmark.md" },
     extras: { type: "boolean", default: false },
     "extras-sizes": { type: "string", default: "1000,10000,50000,100000" },
@@ -112,6 +113,7 @@ async function main() {
     `--targets=${values.targets}`,
     `--goal-targets=${goalTargets}`,
     `--scrape-seconds=${values["scrape-seconds"]}`,
+    `--scrape-rounds=${values["scrape-rounds"]}`,
   ]);
   process.stderr.write(`bench: the stages of a poll at ${goalTargets} targets ...\n`);
   const stages = await runScript<{ node: string; targets: number; answerBytes: number; rows: StageRow[] }>(
@@ -329,9 +331,13 @@ function scrapeSection(whole: WholePoll, stamp: string): string[] {
   if ("failure" in s) return [...head, `Not measured: ${s.failure}`, ""];
   return [
     ...head,
-    `The daemon polled once at start and not again (a yearly schedule), then one keep-alive client, and 8 at once,`,
-    `for ${s.seconds} s each, plain then gzip; against a bare \`node:http\` server on the same Node.js, in a process of its own,`,
-    "answering with the very bytes the daemon served (plain, and its gzip). Latency in ms, from request to the",
+    "The daemon polled once at start and not again (a yearly schedule); a bare `node:http` server on the same",
+    "Node.js, in a process of its own, answered with the very bytes the daemon served (plain, and its gzip).",
+    `One keep-alive client, then 8 at once, plain then gzip, each in ${s.rounds} rounds: in a round the bare server`,
+    `and the daemon are loaded ${s.seconds} s each, the one that goes first alternating from round to round, and the`,
+    "round's ratio is the daemon's p50 ÷ the bare server's. The ratio is the median of the rounds' (listed after",
+    "it), so that a slower or faster few seconds of the machine weigh on both alike; the latencies are of all",
+    "rounds' answers together. Latency in ms, from request to the",
     "last byte. The clients (`scripts/bench/scrape-client.ts`, Node's own HTTP client in a process of its own)",
     "drop the bodies as they come, as a scraper's parser would consume them. A client that decodes every body",
     "into a string (autocannon does) spends ~50 ms on a 4.2 MB gzip answer (curl, reading it undecoded: 2-3 ms),",
@@ -341,10 +347,10 @@ function scrapeSection(whole: WholePoll, stamp: string): string[] {
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...s.rows.map(
       (r) =>
-        `| ${r.encoding} | ${r.clients} | ${mb(r.bodyBytes)} | ${r.bare.p50} | ${r.exporter.p50} | **${f(r.p50Ratio, 2)}x** | ${r.bare.p99} | ${r.exporter.p99} | ${f(r.bare.rps, 1)} | ${f(r.exporter.rps, 1)} |`,
+        `| ${r.encoding} | ${r.clients} | ${mb(r.bodyBytes)} | ${r.bare.p50} | ${r.exporter.p50} | **${f(r.p50Ratio, 2)}x** (${r.roundRatios.map((x) => f(x, 2)).join(", ")}) | ${r.bare.p99} | ${r.exporter.p99} | ${f(r.bare.rps, 1)} | ${f(r.exporter.rps, 1)} |`,
     ),
     "",
-    `\`/-/healthy\` (every 20 ms) while the daemon served the load: worst ${f(s.healthyMaxMs, 1)} ms.`,
+    `\`/-/healthy\` of the daemon (every 20 ms) through the rounds: worst ${f(s.healthyMaxMs, 1)} ms.`,
     "",
     stamp,
     "",

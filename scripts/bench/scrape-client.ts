@@ -21,6 +21,10 @@ export interface Load {
   rps: number;
   /** Answers in all. */
   answers: number;
+  /** Every answer's latency, ms, ascending (so loads can be pooled). */
+  latencies: number[];
+  /** How long the load ran, s. */
+  seconds: number;
 }
 
 /** Runs the load in a child process on `node`; throws if any answer was not 200. */
@@ -34,7 +38,27 @@ export async function scrapeLoadInChild(
   const { stdout } = await promisify(execFile)(node, args, { timeout: (opts.seconds + 120) * 1000 });
   const out = JSON.parse(stdout) as Load & { failures: string[] };
   if (out.failures.length > 0) throw new Error(`${url}: ${out.failures.length} failed, first: ${out.failures[0]}`);
-  return { p50: out.p50, p99: out.p99, rps: out.rps, answers: out.answers };
+  const { p50, p99, rps, answers, latencies, seconds } = out;
+  return { p50, p99, rps, answers, latencies, seconds };
+}
+
+/** Several loads as one: their answers' latencies together, their durations added. */
+export function pooled(loads: readonly Load[]): Load {
+  const latencies = loads.flatMap((l) => l.latencies).sort((a, b) => a - b);
+  const seconds = loads.reduce((sum, l) => sum + l.seconds, 0);
+  return summary(latencies, seconds);
+}
+
+function summary(sorted: number[], seconds: number): Load {
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return {
+    p50: round(quantile(sorted, 0.5)),
+    p99: round(quantile(sorted, 0.99)),
+    rps: round(sorted.length / seconds),
+    answers: sorted.length,
+    latencies: sorted,
+    seconds,
+  };
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -79,15 +103,7 @@ async function main(url: string, connections: number, seconds: number, encoding:
   const elapsed = (performance.now() - start) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const round = (ms: number) => Math.round(ms * 10) / 10;
-  const result = {
-    p50: round(quantile(latencies, 0.5)),
-    p99: round(quantile(latencies, 0.99)),
-    rps: round(latencies.length / elapsed),
-    answers: latencies.length,
-    failures,
-  };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...summary(latencies, elapsed), failures })}\n`);
 }
 
 if (process.argv[1] === new URL(import.meta.url).pathname) {

@@ -1,28 +1,37 @@
 // GET /metrics under load: the built daemon against a bare node:http server answering with the very
 // bytes the daemon served (plain, and its gzip), each in a process of its own on the image's Node.js,
-// 8 concurrent clients (scrape-client.ts, in a process of its own too).
+// one client and 8 at once (scrape-client.ts, in a process of its own too). The two are loaded in
+// alternate short rounds and compared round by round, so that a slow or fast minute of the machine
+// weighs on both alike rather than on whichever ran in it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { get } from "node:http";
 import { join } from "node:path";
 import { startProber } from "./daemon.js";
-import { type Load, scrapeLoadInChild } from "./scrape-client.js";
+import { median } from "./median.js";
+import { type Load, pooled, scrapeLoadInChild } from "./scrape-client.js";
 
 export interface ScrapeLoadRow {
   encoding: "plain" | "gzip";
   /** Clients asking at the same time. */
   clients: number;
   bodyBytes: number;
+  /** All rounds' answers together. */
   bare: Load;
   exporter: Load;
+  /** Each round's daemon p50 ÷ bare p50. */
+  roundRatios: number[];
+  /** The median of the rounds' ratios. */
   p50Ratio: number;
 }
 
 export interface ScrapeLoad {
   targets: number;
+  /** Each server's share of a round, s. */
   seconds: number;
+  rounds: number;
   rows: ScrapeLoadRow[];
-  /** Worst /-/healthy latency of the daemon while it served the load (ms). */
+  /** Worst /-/healthy latency of the daemon during the rounds (ms). */
   healthyMaxMs: number;
 }
 
@@ -31,21 +40,38 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One scraper alone, and 8 at once. */
 const CLIENTS = [1, 8] as const;
 const ENCODINGS = ["plain", "gzip"] as const;
-type Loads = Map<string, Load>;
-const loadKey = (encoding: string, clients: number) => `${encoding} ${clients}`;
+const ratio = (exporter: Load, bare: Load) => exporter.p50 / Math.max(bare.p50, 0.001);
 
-/** Each encoding with each number of clients, `seconds` each, one after another. */
-async function loads(address: string, seconds: number): Promise<Loads> {
-  const out: Loads = new Map();
-  for (const encoding of ENCODINGS)
-    for (const connections of CLIENTS) {
-      const url = `http://${address}/metrics`;
-      out.set(
-        loadKey(encoding, connections),
-        await scrapeLoadInChild(process.execPath, url, { connections, seconds, gzip: encoding === "gzip" }),
-      );
+/**
+ * One encoding and number of clients: `rounds` rounds, each loading the bare server and the daemon
+ * `seconds` each, the one that goes first alternating from round to round.
+ */
+async function alternated(
+  addresses: { bare: string; exporter: string },
+  load: { encoding: "plain" | "gzip"; clients: number; seconds: number; rounds: number },
+): Promise<{ bare: Load; exporter: Load; roundRatios: number[] }> {
+  const run = (address: string) =>
+    scrapeLoadInChild(process.execPath, `http://${address}/metrics`, {
+      connections: load.clients,
+      seconds: load.seconds,
+      gzip: load.encoding === "gzip",
+    });
+  const bare: Load[] = [];
+  const exporter: Load[] = [];
+  for (let round = 0; round < load.rounds; round++) {
+    if (round % 2 === 0) {
+      bare.push(await run(addresses.bare));
+      exporter.push(await run(addresses.exporter));
+    } else {
+      exporter.push(await run(addresses.exporter));
+      bare.push(await run(addresses.bare));
     }
-  return out;
+  }
+  return {
+    bare: pooled(bare),
+    exporter: pooled(exporter),
+    roundRatios: exporter.map((e, i) => ratio(e, bare[i] as Load)),
+  };
 }
 
 /** The body as sent (gzip not undone), and its Content-Encoding. */
@@ -81,8 +107,8 @@ function startBare(
 }
 
 /**
- * The load against a daemon that has published its exposition and does not poll again during it: the
- * daemon plain then gzip (its /-/healthy probed meanwhile), then the bare server plain then gzip.
+ * The load against a daemon that has published its exposition and does not poll again during it, and
+ * against the bare server, in alternate rounds (the daemon's /-/healthy probed throughout).
  */
 export async function scrapeLoad(opts: {
   node: string;
@@ -90,6 +116,7 @@ export async function scrapeLoad(opts: {
   address: string;
   targets: number;
   seconds: number;
+  rounds: number;
 }): Promise<ScrapeLoad> {
   // The exposition's gzip is made once per change, after publishing: until then the daemon sends plain.
   let zipped = await raw(opts.address, true);
@@ -103,43 +130,36 @@ export async function scrapeLoad(opts: {
   const gzipFile = join(opts.dir, "exposition.txt.gz");
   writeFileSync(plainFile, plain.body);
   writeFileSync(gzipFile, zipped.body);
-
-  const prober = startProber([opts.address]);
-  await prober.started;
-  let exporter: Loads;
-  let samples: Record<string, [number, number][]> = {};
-  try {
-    exporter = await loads(opts.address, opts.seconds);
-  } finally {
-    samples = await prober.stop().catch(() => ({}));
-  }
-  const latencies = (samples[opts.address] ?? []).map(([, ms]) => (ms < 0 ? Number.POSITIVE_INFINITY : ms));
+  const bodyBytes = { plain: plain.body.length, gzip: zipped.body.length };
 
   const bare = await startBare(opts.node, plainFile, gzipFile);
+  const prober = startProber([opts.address]);
+  const rows: ScrapeLoadRow[] = [];
+  let samples: Record<string, [number, number][]> = {};
   try {
-    const bareLoads = await loads(bare.address, opts.seconds);
-    const bodyBytes = { plain: plain.body.length, gzip: zipped.body.length };
-    const rows = ENCODINGS.flatMap((encoding) =>
-      CLIENTS.map((clients): ScrapeLoadRow => {
-        const b = bareLoads.get(loadKey(encoding, clients)) as Load;
-        const e = exporter.get(loadKey(encoding, clients)) as Load;
-        return {
+    await prober.started;
+    for (const encoding of ENCODINGS)
+      for (const clients of CLIENTS) {
+        const addresses = { bare: bare.address, exporter: opts.address };
+        const measured = await alternated(addresses, { encoding, clients, seconds: opts.seconds, rounds: opts.rounds });
+        rows.push({
           encoding,
           clients,
           bodyBytes: bodyBytes[encoding],
-          bare: b,
-          exporter: e,
-          p50Ratio: e.p50 / Math.max(b.p50, 0.001),
-        };
-      }),
-    );
-    return {
-      targets: opts.targets,
-      seconds: opts.seconds,
-      rows,
-      healthyMaxMs: latencies.length ? Math.max(...latencies) : Number.NaN,
-    };
+          ...measured,
+          p50Ratio: median(measured.roundRatios),
+        });
+      }
   } finally {
+    samples = await prober.stop().catch(() => ({}));
     bare.child.kill();
   }
+  const latencies = (samples[opts.address] ?? []).map(([, ms]) => (ms < 0 ? Number.POSITIVE_INFINITY : ms));
+  return {
+    targets: opts.targets,
+    seconds: opts.seconds,
+    rounds: opts.rounds,
+    rows,
+    healthyMaxMs: latencies.length ? Math.max(...latencies) : Number.NaN,
+  };
 }

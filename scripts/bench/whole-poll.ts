@@ -19,7 +19,8 @@
 // At the goal size also: the answer over gzip, and GET /metrics under load against a bare server
 // (scrape-load.ts). A size the daemon fails at is a row with the failure and the daemon's log lines.
 // Prints one JSON line. Usage: node --import tsx scripts/bench/whole-poll.ts
-//   [--targets=20000,100000,500000] [--goal-targets=100000] [--scrape-seconds=5] [--timeout=60s]
+//   [--targets=20000,100000,500000] [--goal-targets=100000] [--scrape-seconds=2] [--scrape-rounds=5]
+//   [--timeout=60s]
 import { execFile, execFileSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -84,7 +85,9 @@ const { values } = parseArgs({
     targets: { type: "string", default: "20000,100000,500000" },
     // Where the 100k goals are checked: the gzip answer and the scrape load are measured at this size.
     "goal-targets": { type: "string", default: "100000" },
-    "scrape-seconds": { type: "string", default: "5" },
+    // GET /metrics under load: each server's share of a round, and the rounds.
+    "scrape-seconds": { type: "string", default: "2" },
+    "scrape-rounds": { type: "string", default: "5" },
     // The config's poll timeout: a real Prometheus takes seconds to answer 500k targets.
     timeout: { type: "string", default: "60s" },
     // Extra daemon flags, for experiments only (the goals are for the defaults).
@@ -363,7 +366,14 @@ async function measureScrapes(node: string, targets: number, url: string): Promi
     const served = (await scrape(daemon.address)).series.get(SERVED_FAMILY) ?? 0;
     if (served !== targets)
       return { failure: failureOf(`served ${served} ${SERVED_FAMILY} series for ${targets} targets`, daemon) };
-    return await scrapeLoad({ node, dir, address: daemon.address, targets, seconds: Number(values["scrape-seconds"]) });
+    return await scrapeLoad({
+      node,
+      dir,
+      address: daemon.address,
+      targets,
+      seconds: Number(values["scrape-seconds"]),
+      rounds: Number(values["scrape-rounds"]),
+    });
   } catch (err) {
     return { failure: failureOf(err instanceof Error ? err.message : String(err), daemon) };
   } finally {
