@@ -10,8 +10,11 @@ import { AGAIN_SLOTS, type AgainState } from "./lines-again.js";
 // forth instead set off garbage collections in both threads), and a slow client holds no more than the
 // slots. The thread keeps a writing's slots its own until told it ended, which is said only once the
 // response holds none and none is being filled. A thread that does not answer within AGAIN_WAIT_MS
-// (busy finishing a poll) leaves the rest to the members, as does a thread that ends, or one with no
-// slots free (it has AGAIN_WRITINGS writings of the same table under way).
+// (busy finishing a poll) leaves the rest to the members, as does a thread that ends. A table has slots
+// for AGAIN_WRITINGS writings; with all of them under way, a writing waits for one to end and asks again,
+// within AGAIN_WAIT_MS: eight scrapers, each going on to its next family while the last pieces of the one
+// before are still in its socket, briefly hold more writings than that, and inflating a family costs
+// far more than that wait.
 
 /** How long a writing waits for the thread's next lines before it leaves the rest to the members. */
 export const AGAIN_WAIT_MS = 200;
@@ -43,16 +46,21 @@ interface Writing {
   /** The time limit of a next() waiting for the thread to fill a slot asked for. */
   timer: NodeJS.Timeout | undefined;
   armTimer(): void;
+  /** Ends a wait for another writing to end (the writing was closed). */
+  wake: (() => void) | undefined;
 }
 
 /** The writings in flight with one pool's streaming thread. */
 export class LinesAgainClient {
   private readonly writings = new Map<number, Writing>();
   private nextId = 1;
+  /** Called when a writing with a thread ended, or the thread did. */
+  private readonly onEnd = new Map<Worker, Set<() => void>>();
 
   /** Begins writing the family packed as `hash` again in `worker`. */
   begin(worker: Worker, hash: string): LinesWrittenAgain {
-    const id = this.nextId++;
+    // A new id when asked again after "full": replies to the attempt before are not this one's.
+    let id = this.nextId++;
     const writing: Writing = {
       worker,
       memory: undefined,
@@ -64,6 +72,7 @@ export class LinesAgainClient {
       out: 0,
       asked: 0,
       timer: undefined,
+      wake: undefined,
       armTimer: () => {
         if (!writing.waiting || writing.asked === 0 || writing.timer) return;
         writing.timer = setTimeout(() => writing.waiting?.(undefined), AGAIN_WAIT_MS);
@@ -72,16 +81,48 @@ export class LinesAgainClient {
         if (!writing.closed || writing.out > 0 || writing.asked > 0 || this.writings.get(id) !== writing) return;
         this.writings.delete(id);
         if (!writing.lost) worker.postMessage({ kind: "again-end", id } satisfies DecoderRequest);
+        this.ended(worker);
       },
     };
-    this.writings.set(id, writing);
     const fill = (slot: number, first = false) => {
       const request: DecoderRequest = { kind: "again", id, hash, slot, ...(first ? { first } : {}) };
       writing.asked++;
       worker.postMessage(request);
       writing.armTimer();
     };
-    for (let slot = 0; slot < AGAIN_SLOTS; slot++) fill(slot, slot === 0);
+    const start = () => {
+      this.writings.set(id, writing);
+      for (let slot = 0; slot < AGAIN_SLOTS; slot++) fill(slot, slot === 0);
+    };
+    start();
+    const askedBy = performance.now() + AGAIN_WAIT_MS;
+    /** After "full": waits for another writing with the thread to end, then asks again; false if it may not. */
+    const askAgain = async (): Promise<boolean> => {
+      const left = askedBy - performance.now();
+      if (left <= 0 || writing.closed) return false;
+      const ended = await new Promise<boolean>((resolve) => {
+        const listeners = this.onEnd.get(worker) ?? new Set();
+        this.onEnd.set(worker, listeners);
+        const done = (another: boolean) => {
+          clearTimeout(timer);
+          listeners.delete(listener);
+          if (listeners.size === 0 && this.onEnd.get(worker) === listeners) this.onEnd.delete(worker);
+          writing.wake = undefined;
+          resolve(another);
+        };
+        const listener = () => done(true);
+        const timer = setTimeout(() => done(false), left);
+        listeners.add(listener);
+        writing.wake = () => done(false);
+      });
+      if (!ended || writing.closed || writing.lost) return false;
+      this.writings.delete(id);
+      id = this.nextId++;
+      writing.asked = 0;
+      writing.replies = [];
+      start();
+      return true;
+    };
     const written = (slot: number) => {
       writing.out--;
       if (!writing.closed && writing.state === "more") fill(slot);
@@ -94,7 +135,11 @@ export class LinesAgainClient {
     return {
       next: async (): Promise<AgainPiece | null | undefined> => {
         if (writing.state !== "more" || writing.closed) return writing.state === "done" ? null : undefined;
-        const reply = writing.replies.shift() ?? (await this.nextReply(writing));
+        let reply = writing.replies.shift() ?? (await this.nextReply(writing));
+        while (reply?.state === "full") {
+          if (!(await askAgain())) return stop("stopped");
+          reply = writing.replies.shift() ?? (await this.nextReply(writing));
+        }
         if (!reply || !writing.memory) return stop("stopped");
         if (reply.length === 0) return stop(reply.state);
         if (reply.state !== "more") writing.state = reply.state;
@@ -114,9 +159,15 @@ export class LinesAgainClient {
         if (writing.closed) return;
         writing.closed = true;
         writing.waiting?.(undefined);
+        writing.wake?.();
         writing.settle();
       },
     };
+  }
+
+  /** A writing with `worker` ended, or the thread did: writings waiting for one ask again. */
+  private ended(worker: Worker): void {
+    for (const listener of [...(this.onEnd.get(worker) ?? [])]) listener();
   }
 
   /**
@@ -158,5 +209,6 @@ export class LinesAgainClient {
       writing.waiting?.(undefined);
       writing.settle(); // forgotten once the response took what it holds
     }
+    this.ended(worker);
   }
 }

@@ -21,8 +21,12 @@ import { type KeptTexts, type LinesArena, type LinesBatch, OUT_SLOT_BYTES, OUT_S
 // table's memory by its first writing after a poll, and taken from there by the next ones: making the
 // text was most of the cost of writing such a family (lines-arena.ts, KeptTexts).
 
-/** How a writing goes on: more lines to write, all written, or stopped (the rest comes from the members). */
-export type AgainState = "more" | "done" | "stopped";
+/**
+ * How a writing goes on: more lines to write, all written, or stopped (the rest comes from the members);
+ * or, to a writing's first request only, full: its table's writings are all under way, and once one of
+ * them ended it may be asked again.
+ */
+export type AgainState = "more" | "done" | "stopped" | "full";
 
 interface Writing {
   table: TargetTable;
@@ -58,6 +62,7 @@ export interface Filled {
 }
 
 const STOPPED: Filled = { length: 0, state: "stopped", at: 0 };
+const FULL: Filled = { length: 0, state: "full", at: 0 };
 
 /** A table's families whose values' text is kept ("kept"), being kept by a writing, or not to be kept, for one poll of it. */
 interface TableTexts {
@@ -115,7 +120,8 @@ export class LinesAgain {
   fill(id: number, hash: string, slot: number, first = false): Filled {
     if (first && !this.writings.has(id)) {
       const writing = this.begin(hash);
-      if (!writing) return STOPPED; // nothing of it kept here, or no slots free: the members have it
+      if (writing === "full") return FULL;
+      if (!writing) return STOPPED; // nothing of it kept here: the members have it
       this.writings.set(id, writing);
       return { ...this.write(writing, slot), memory: writing.arena.shared };
     }
@@ -164,9 +170,9 @@ export class LinesAgain {
 
   /**
    * The writing of the family packed as `hash`, if a table kept now (so in no poll) last packed it and
-   * its memory has slots free.
+   * its memory has slots free ("full" if it has none).
    */
-  private begin(hash: string): Writing | undefined {
+  private begin(hash: string): Writing | "full" | undefined {
     for (const table of this.tables()) {
       if (!(table instanceof TargetTable)) continue;
       const v = table.packedAs.findIndex((packed) => packed?.hash === hash);
@@ -175,7 +181,7 @@ export class LinesAgain {
       const taken = this.taken.get(arena) ?? 0;
       let group = 0;
       while (group < AGAIN_WRITINGS && taken & (1 << group)) group++;
-      if (group >= AGAIN_WRITINGS) return undefined;
+      if (group >= AGAIN_WRITINGS) return "full";
       this.taken.set(arena, taken | (1 << group));
       const order = table.order;
       const start = (table.packedAs[v] as { start: Uint8Array }).start;

@@ -208,6 +208,77 @@ describe("LinesAgainClient", () => {
     expect(await writing.next()).toBeUndefined();
   });
 
+  it("asks again once another writing with the thread ended, when the table's writings were all under way", async () => {
+    const { worker, fills, ends, requests } = notingWorker();
+    const client = new LinesAgainClient();
+    const before = client.begin(worker, "h");
+    const beforeId = fills()[0]?.id as number;
+    const memory = threadMemory();
+    client.receive({ kind: "again", id: beforeId, slot: 0, length: 1, state: "done", at: 0, memory });
+    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: beforeId, slot, length: 0, state: "done", at: 0 });
+    const held = (await before.next()) as AgainPiece; // its last piece, still in the socket
+
+    const waiting = client.begin(worker, "h");
+    const firstTry = fills().at(-AGAIN_SLOTS)?.id as number;
+    client.receive({ kind: "again", id: firstTry, slot: 0, length: 0, state: "full", at: 0 });
+    let next: AgainPiece | null | undefined | "waiting" = "waiting";
+    void waiting.next().then((piece) => {
+      next = piece;
+    });
+    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: firstTry, slot, length: 0, state: "stopped", at: 0 });
+    await sleep(20);
+    expect(next).toBe("waiting"); // not stopped by the first try's other answers
+    const asked = fills().length;
+    before.close();
+    held.written(); // the writing before ends: the thread frees its slots, then is asked again
+    expect(ends()).toEqual([beforeId]);
+    await sleep(5);
+    expect(fills()).toHaveLength(asked + AGAIN_SLOTS);
+    const again = fills().slice(asked);
+    expect(again.map((f) => f.first)).toEqual([true, ...Array(AGAIN_SLOTS - 1).fill(undefined)]);
+    const secondTry = again[0]?.id as number;
+    expect(secondTry).not.toBe(firstTry);
+    // Asked after the end was said, so the thread has the slots free by then.
+    const endSaid = requests.findIndex((r) => r.kind === "again-end");
+    expect(requests.findIndex((r) => r.kind === "again" && r.id === secondTry)).toBeGreaterThan(endSaid);
+    // A late answer to the first try is nobody's; the second try's lines come through.
+    client.receive({ kind: "again", id: firstTry, slot: 0, length: 7, state: "more", at: 0 });
+    client.receive({ kind: "again", id: secondTry, slot: 0, length: 3, state: "done", at: 5, memory });
+    await sleep(10);
+    expect((next as unknown as AgainPiece).bytes).toMatchObject({ length: 3, byteOffset: 5 });
+    expect(await waiting.next()).toBeNull();
+  });
+
+  it("gives up asking again after AGAIN_WAIT_MS, or at once when closed, and the thread is told of neither try", async () => {
+    const { worker, fills, ends } = notingWorker();
+    const client = new LinesAgainClient();
+    const full = (writing: LinesWrittenAgain) => {
+      const id = fills().at(-AGAIN_SLOTS)?.id as number;
+      client.receive({ kind: "again", id, slot: 0, length: 0, state: "full", at: 0 });
+      for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+        client.receive({ kind: "again", id, slot, length: 0, state: "stopped", at: 0 });
+      return writing.next();
+    };
+    const started = Date.now();
+    const late = client.begin(worker, "h");
+    expect(await full(late)).toBeUndefined(); // nothing ended: the rest from the members
+    expect(Date.now() - started).toBeGreaterThanOrEqual(AGAIN_WAIT_MS - 5);
+    late.close();
+    const closed = client.begin(worker, "h");
+    const asked = fills().length;
+    const gone = full(closed);
+    await sleep(10);
+    const closedAt = Date.now();
+    closed.close(); // its client went away
+    expect(await gone).toBeUndefined();
+    expect(Date.now() - closedAt).toBeLessThan(AGAIN_WAIT_MS / 2);
+    expect(fills()).toHaveLength(asked); // not asked again
+    // Neither try began a writing, but each is ended once answered, as any writing is (ends free nothing there).
+    expect(ends()).toHaveLength(2);
+  });
+
   it("ends the writings of a thread that ended, a next() waiting on it at once", async () => {
     const { worker } = notingWorker();
     const other = notingWorker().worker;

@@ -167,8 +167,10 @@ describe("writing a packed per-target family again", () => {
     });
     expect(begun.map((f) => f.at).sort((a, b) => a - b)).toEqual(groups.map((g) => g.at));
     for (let g = 1; g < groups.length; g++) expect(groups[g]?.at).toBeGreaterThanOrEqual(groups[g - 1]?.end as number);
-    // None free: the next writing stops at once (its scrape inflates the family).
-    expect(thread.again.fill(3_000_100, family.hash, 0, true)).toEqual({ length: 0, state: "stopped", at: 0 });
+    // None free: the next writing is told so at once (its scrape asks again once one ended), and begins
+    // nothing: its other slots' requests are stopped.
+    expect(thread.again.fill(3_000_100, family.hash, 0, true)).toEqual({ length: 0, state: "full", at: 0 });
+    expect(thread.again.fill(3_000_100, family.hash, 1)).toEqual({ length: 0, state: "stopped", at: 0 });
     thread.again.end(3_000_001);
     const again = thread.again.fill(3_000_101, family.hash, 0, true);
     expect(again).toMatchObject({ state: "more", at: begun[1]?.at });
