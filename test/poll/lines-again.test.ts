@@ -7,7 +7,7 @@ import { type FamilyLines, isPacked, type PackedLines } from "../../src/expositi
 import { PackCache } from "../../src/exposition/pack-cache.js";
 import { plainText } from "../../src/exposition/unpack.js";
 import { writeValue } from "../../src/exposition/value-bytes.js";
-import { LinesArena, slotPlace } from "../../src/lib/lines-arena.js";
+import { LinesArena, OUT_SLOTS, slotPlace } from "../../src/lib/lines-arena.js";
 import type { DecoderMemory } from "../../src/poll/decode-types.js";
 import {
   AGAIN_SLOT_BYTES,
@@ -328,6 +328,36 @@ describe("LinesArena.fillSlot", () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("gathers about as many lines as fill the slot, not a whole batch a call", () => {
+    const arena = LinesArena.create() as LinesArena;
+    const n = 100_000;
+    const blocks = Array.from({ length: 64 }, (_, i) => {
+      const block = Buffer.from(`instance="10.0.${i}.${i * 3}:9100",job="node${"e".repeat(i % 40)}"`);
+      const at = arena.reserve(block.length);
+      block.copy(arena.bytes, at);
+      return { at, length: block.length };
+    });
+    let gathered = 0;
+    const batch = (first: number, count: number, o: Int32Array, l: Int32Array, v: Float64Array) => {
+      gathered += count;
+      for (let j = 0; j < count; j++) {
+        const block = blocks[(first + j) % blocks.length] as { at: number; length: number };
+        o[j] = block.at;
+        l[j] = block.length;
+        v[j] = (first + j) % 7 === 0 ? 0 : 1;
+      }
+    };
+    const start = Buffer.from('promstatus_target_up{source="s",');
+    let calls = 0;
+    // A large slot and a small one in turn (a writing's slots), lines of 70-110 bytes (an up family's).
+    for (let next = 0; next < n; calls++) {
+      const slot = calls % 2 === 0 ? 0 : OUT_SLOTS - 1;
+      next = arena.fillSlot(start, n, batch, next, slot, writeValue).next;
+    }
+    expect(calls).toBeGreaterThan(10);
+    expect(gathered).toBeLessThanOrEqual(n + calls * 64);
   });
 
   it("gathers each batch of lines once, however many of them JavaScript writes", () => {
