@@ -165,9 +165,14 @@ export class LinesAgainClient {
     };
   }
 
-  /** A writing with `worker` ended, or the thread did: writings waiting for one ask again. */
-  private ended(worker: Worker): void {
-    for (const listener of [...(this.onEnd.get(worker) ?? [])]) listener();
+  /**
+   * A writing with `worker` ended: the writing that has waited longest for one asks again (one ended
+   * frees one writing's slots: waking every waiting one, each asking the thread again, would be a
+   * message storm under a flood of scrapes). The thread ended: every waiting writing gives up.
+   */
+  private ended(worker: Worker, all = false): void {
+    const listeners = [...(this.onEnd.get(worker) ?? [])];
+    for (const listener of all ? listeners : listeners.slice(0, 1)) listener();
   }
 
   /**
@@ -209,6 +214,6 @@ export class LinesAgainClient {
       writing.waiting?.(undefined);
       writing.settle(); // forgotten once the response took what it holds
     }
-    this.ended(worker);
+    this.ended(worker, true);
   }
 }

@@ -251,6 +251,36 @@ describe("LinesAgainClient", () => {
     expect(await waiting.next()).toBeNull();
   });
 
+  it("lets one waiting writing ask again for each writing that ended, the longest waiting first", async () => {
+    const { worker, fills } = notingWorker();
+    const client = new LinesAgainClient();
+    const full = (writing: LinesWrittenAgain) => {
+      const id = fills().at(-AGAIN_SLOTS)?.id as number;
+      client.receive({ kind: "again", id, slot: 0, length: 0, state: "full", at: 0 });
+      for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+        client.receive({ kind: "again", id, slot, length: 0, state: "stopped", at: 0 });
+      return writing.next();
+    };
+    const running = client.begin(worker, "h");
+    const runningId = fills()[0]?.id as number;
+    const waiting = Array.from({ length: 5 }, () => full(client.begin(worker, "h")));
+    await sleep(5);
+    const asked = fills().length;
+    // The running writing ends (its slots answered, then closed): one waiting writing asks again.
+    for (let slot = 0; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: runningId, slot, length: 0, state: "stopped", at: 0 });
+    running.close();
+    await sleep(5);
+    expect(fills()).toHaveLength(asked + AGAIN_SLOTS);
+    expect(fills().at(-AGAIN_SLOTS)?.first).toBe(true);
+    // And the thread ending wakes every one of them, to give up, not to ask it again.
+    const lostAt = Date.now();
+    client.lost(worker);
+    expect(await Promise.all(waiting)).toEqual(Array(5).fill(undefined));
+    expect(Date.now() - lostAt).toBeLessThan(AGAIN_WAIT_MS / 2);
+    expect(fills()).toHaveLength(asked + AGAIN_SLOTS);
+  });
+
   it("gives up asking again after AGAIN_WAIT_MS, or at once when closed, and the thread is told of neither try", async () => {
     const { worker, fills, ends } = notingWorker();
     const client = new LinesAgainClient();
