@@ -52,18 +52,18 @@ function utcMillisOfText(text: string): number | undefined {
 function utcMillis(b: Uint8Array, start: number, end: number): number | undefined {
   const n = end - start;
   if (n < 20 || n === 21 || n > 30 || b[end - 1] !== 0x5a) return undefined; // Z
-  if (b[start + 4] !== 0x2d || b[start + 7] !== 0x2d || b[start + 10] !== 0x54) return undefined; // - - T
-  if (b[start + 13] !== 0x3a || b[start + 16] !== 0x3a) return undefined; // : :
-  const year = twoDigits(b, start) * 100 + twoDigits(b, start + 2);
-  const month = twoDigits(b, start + 5);
-  const day = twoDigits(b, start + 8);
-  const hour = twoDigits(b, start + 11);
-  const minute = twoDigits(b, start + 14);
+  let ms = lastMinuteMs;
+  for (let i = 0; i < MINUTE_BYTES; i++) {
+    if (b[start + i] === lastMinute[i]) continue;
+    const read = minuteMillis(b, start);
+    if (read === undefined) return undefined;
+    ms = read;
+    break;
+  }
+  if (b[start + 16] !== 0x3a) return undefined; // :
   const second = twoDigits(b, start + 17);
-  // Each comparison is false for NaN: a field that is not two digits is left to Date.parse.
-  if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= 28)) return undefined;
-  if (!(hour <= 23 && minute <= 59 && second <= 59)) return undefined;
-  let ms = 0;
+  if (!(second <= 59)) return undefined; // false for NaN too
+  ms += second * 1000;
   if (n > 20) {
     if (b[start + 19] !== 0x2e) return undefined; // .
     for (let i = 20; i < n - 1; i++) {
@@ -72,7 +72,34 @@ function utcMillis(b: Uint8Array, start: number, end: number): number | undefine
       if (i < 23) ms += d * (i === 20 ? 100 : i === 21 ? 10 : 1); // milliseconds; finer digits dropped
     }
   }
-  return daysSinceEpoch(year, month, day) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+  return ms;
+}
+
+/**
+ * The last minute utcMillis read (`2026-11-21T05:00`, checked) and its milliseconds: a poll's targets
+ * were mostly scraped within a minute or two, so most times are read from their seconds on.
+ */
+const MINUTE_BYTES = 16;
+/** A minute read as any other (never bytes that are no minute, such as zeros). */
+const lastMinute = new TextEncoder().encode("1970-01-01T00:00");
+let lastMinuteMs = 0;
+
+/** The milliseconds of the minute b[start, start + 16) spells, kept as the last minute; undefined as utcMillis says. */
+function minuteMillis(b: Uint8Array, start: number): number | undefined {
+  if (b[start + 4] !== 0x2d || b[start + 7] !== 0x2d || b[start + 10] !== 0x54) return undefined; // - - T
+  if (b[start + 13] !== 0x3a) return undefined; // :
+  const year = twoDigits(b, start) * 100 + twoDigits(b, start + 2);
+  const month = twoDigits(b, start + 5);
+  const day = twoDigits(b, start + 8);
+  const hour = twoDigits(b, start + 11);
+  const minute = twoDigits(b, start + 14);
+  // Each comparison is false for NaN: a field that is not two digits is left to Date.parse.
+  if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= 28)) return undefined;
+  if (!(hour <= 23 && minute <= 59)) return undefined;
+  const ms = daysSinceEpoch(year, month, day) * 86_400_000 + (hour * 60 + minute) * 60_000;
+  for (let i = 0; i < MINUTE_BYTES; i++) lastMinute[i] = b[start + i] as number;
+  lastMinuteMs = ms;
+  return ms;
 }
 
 /** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil). */

@@ -86,6 +86,36 @@ describe("rfc3339Seconds", () => {
     }
   });
 
+  it("gives what Date.parse gives for times read one after another, sharing their minute or not", () => {
+    // The minute a time begins with is kept from the one before: a time of the same first 16 bytes
+    // reads only its seconds on, whatever they are.
+    const minute = fc.constantFrom(
+      "2026-11-21T05:00",
+      "2026-11-21T05:01",
+      "2026-02-28T23:59",
+      "1999-12-28T00:00",
+      "2026-11-21T25:00",
+      "2026-11-29T05:00",
+      "2026-11-21T05:0x",
+      "\u0000".repeat(16),
+      "1970-01-01T00:00",
+    );
+    const rest = fc.oneof(
+      fc.constantFrom(":00Z", ":59.999Z", ":60Z", ":5Z", "::00Z", ":00.Z", ":00.1234567891Z", ":07.5", ":07.5+01:00"),
+      fc.stringMatching(/^:[0-9]{2}(\.[0-9]{1,9})?Z$/),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(minute, rest), { minLength: 1, maxLength: 20 }), (times) => {
+        for (const [m, r] of times) {
+          const t = m + r;
+          const ms = Date.parse(t);
+          expect(rfc3339Seconds(t)).toBe(Number.isNaN(ms) ? undefined : ms / 1000);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("gives what Date.parse gives, for any text near that form", () => {
     const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, "0"));
     const text = fc
