@@ -183,6 +183,37 @@ export class TargetTable implements TargetSeries {
     return this.metCount;
   }
 
+  /**
+   * Reads ahead the memory add() reads for these targets: each one's first hash slot, then the place,
+   * values and labels of the series found there. A real Prometheus lists its targets in a new order on
+   * every poll, so at 100k targets nearly every one of those reads misses the cache, and add() waited
+   * for four or five of them in a row per target (~40 ms a poll in two of them alone); read here, a
+   * batch's misses overlap, the reads of one pass not waiting for each other.
+   */
+  warm(reads: readonly TargetRead[], n: number): void {
+    const plain = this.plainIndex;
+    if (this.warmFound.length < n) this.warmFound = new Int32Array(n);
+    const found = this.warmFound;
+    for (let i = 0; i < n; i++) {
+      const read = reads[i] as TargetRead;
+      found[i] = read.identityHashed ? plain.entry(plain.first(read.identityHash)) : -1;
+    }
+    const { places, values } = this;
+    const labels = this.pairsArena.bytes;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const s = found[i] as number;
+      if (s < 0 || s >= this.series) continue;
+      sum += (places[s * PLACE + PLAIN_HASH] as number) + (values[s * VALUES] as number);
+      sum += labels[places[s * PLACE + START] as number] ?? 0;
+    }
+    this.warmedSum = sum;
+  }
+
+  private warmFound = new Int32Array(0);
+  /** What warm() read, added up: stored, so that the compiler does not leave its reads out as unused. */
+  warmedSum = 0;
+
   /** Adds a target read this poll; true when it merged into a series another target made (a collision). */
   add(read: TargetRead): boolean {
     const s = this.seriesOfTarget(read);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AnswerWarnings } from "../convert/answer-warnings.js";
 import { summarizeSamples } from "../convert/endpoint-summary.js";
-import { PoolCounts, seriesAtLeast } from "../convert/pool-counts.js";
+import { PoolCounts, type PoolSummary, seriesAtLeast } from "../convert/pool-counts.js";
 import { prometheusFacts } from "../convert/replica-facts.js";
 import { SeriesColumns } from "../convert/series-columns.js";
 import { TargetTable } from "../convert/target-table.js";
@@ -11,10 +11,13 @@ import { familyStart, type KeepPieces, type KeptLines, renderTargetsKept } from 
 import type { ActiveTarget } from "../upstream/payloads.js";
 import { TargetsAnswerReader } from "../upstream/targets/answer-reader.js";
 import { labelNamesRead } from "../upstream/targets/scanner.js";
-import type { TargetRead } from "../upstream/targets/target-read.js";
+import { TargetRead } from "../upstream/targets/target-read.js";
 import type { ChunkDecoder, DecodeOptions, DecoderMemory, FastDecoded, PackedFastDecoded } from "./decode-types.js";
 import { overSeriesLimit } from "./series-limit.js";
 import { tooManyTargets, withinTargets } from "./targets-budget.js";
+
+/** Targets added to the table a batch at a time: enough for their reads ahead to overlap. */
+const HELD_TARGETS = 16;
 
 // Names for lines known to be new: unique in the process (its threads and their restarts included).
 const THREAD_NAME = randomUUID();
@@ -38,6 +41,10 @@ export class TargetsDecoder implements ChunkDecoder {
   private readonly kept: ActiveTarget[] | undefined;
   private readonly reader: TargetsAnswerReader;
   private targets = 0;
+  /** Targets read and not yet added to the table (addHeld), with their pools' summaries. */
+  private readonly held: TargetRead[] = [];
+  private readonly heldPools: PoolSummary[] = [];
+  private heldCount = 0;
   /** Pools met only among the dropped targets' (their counts are kept). */
   private droppedPools = 0;
   private tooMany = false;
@@ -65,13 +72,20 @@ export class TargetsDecoder implements ChunkDecoder {
     this.reader = new TargetsAnswerReader(labelNamesRead(targetLabels), (target) => {
       this.targets++;
       overBudget();
-      this.add(target);
-      // Refused as soon as it must be: the rest of a hostile answer is neither read nor kept.
-      if (overSeriesLimit(this.seriesAtLeast, options.seriesLimit)) {
-        this.overLimit = true;
-        throw new Error("over series_limit");
+      const pool = this.pools.add(target);
+      if (!this.table) {
+        this.added(target, pool, false);
+        return;
       }
+      // Held (a copy) until a batch is full or the reader writes over the bytes: table.warm() reads
+      // ahead for the batch what adding each target reads.
+      const held = this.held[this.heldCount] ?? new TargetRead(target.labelNames);
+      this.held[this.heldCount] = held;
+      held.copyFrom(target);
+      this.heldPools[this.heldCount++] = pool;
+      if (this.heldCount === HELD_TARGETS) this.addHeld();
     });
+    this.reader.onBytesLeft = () => this.addHeld();
     // The dropped targets are counted by pool, not kept: only their pools weigh (a dropped pool may have
     // no active target; one that has is counted twice, a bound and not an exact figure).
     this.reader.onDroppedPool = () => {
@@ -81,10 +95,25 @@ export class TargetsDecoder implements ChunkDecoder {
     this.reader.onWarning = (text) => this.warnings.add(text);
   }
 
-  private add(target: TargetRead): void {
-    const pool = this.pools.add(target);
-    if (this.table?.add(target)) pool.collisions++;
+  /** The targets held, each added to the table in the order read. */
+  private addHeld(): void {
+    const table = this.table;
+    const n = this.heldCount;
+    this.heldCount = 0;
+    if (!table || n === 0) return;
+    table.warm(this.held, n);
+    for (let i = 0; i < n; i++)
+      this.added(this.held[i] as TargetRead, this.heldPools[i] as PoolSummary, table.add(this.held[i] as TargetRead));
+  }
+
+  private added(target: TargetRead, pool: PoolSummary, collided: boolean): void {
+    if (collided) pool.collisions++;
     this.kept?.push(target.toActiveTarget());
+    // Refused as soon as it must be: the rest of a hostile answer is neither read nor kept.
+    if (overSeriesLimit(this.seriesAtLeast, this.options.seriesLimit)) {
+      this.overLimit = true;
+      throw new Error("over series_limit");
+    }
   }
 
   private get seriesAtLeast(): number {

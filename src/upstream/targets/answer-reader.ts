@@ -166,6 +166,13 @@ export class TargetsAnswerReader {
   private readonly valueEnd = new ValueEnd();
   private failed = false;
 
+  /**
+   * Called whenever the bytes the targets handed over so far point into are about to be written again:
+   * a consumer that keeps copies of them (TargetRead.copyFrom) is done with them by then. Its errors
+   * stop the reader as onTarget's do.
+   */
+  onBytesLeft: (() => void) | undefined;
+
   /** The target being read: one object for all of them, handed to `onTarget` when whole. */
   private readonly target: TargetRead;
 
@@ -210,6 +217,7 @@ export class TargetsAnswerReader {
         let p = 0;
         if (this.carried > 0) p = this.continueCarried(b, n);
         if (p >= 0) this.walk(b, n, p);
+        this.onBytesLeft?.(); // the window is filled again next
       }
     } catch {
       // GIVE_UP, or anything else (a stack overflow on absurd nesting): the reference path decides.
@@ -354,6 +362,7 @@ export class TargetsAnswerReader {
     s.n = this.carried;
     s.p = 0;
     this.apply(this.carriedRead, this.read(this.carriedRead));
+    this.onBytesLeft?.(); // the carry is written again by the next value cut
     if (s.p !== this.carried) giveUp();
     this.carried = 0;
     if (this.carry.length > CARRY_KEPT) this.carry = Buffer.alloc(GUARD) as Bytes; // a large carry is not kept between values

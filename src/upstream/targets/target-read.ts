@@ -60,6 +60,29 @@ export class TargetRead {
     this.identityHashed = false;
   }
 
+  /** Becomes a copy of `other` (of the same label names): its spans into the same buffer, valid as long as theirs. */
+  copyFrom(other: TargetRead): void {
+    this.bytes = other.bytes;
+    this.scrapePool = other.scrapePool;
+    this.poolStart = other.poolStart;
+    this.poolEnd = other.poolEnd;
+    this.poolFlags = other.poolFlags;
+    this.health = other.health;
+    this.lastError = other.lastError;
+    this.lastScrapeStart = other.lastScrapeStart;
+    this.lastScrapeEnd = other.lastScrapeEnd;
+    this.lastScrapeFlags = other.lastScrapeFlags;
+    this.lastScrapeText = other.lastScrapeText;
+    this.lastScrapeDuration = other.lastScrapeDuration;
+    this.scrapeInterval = other.scrapeInterval;
+    this.scrapeTimeout = other.scrapeTimeout;
+    this.labelStart.set(other.labelStart);
+    this.labelEnd.set(other.labelEnd);
+    this.labelFlags.set(other.labelFlags);
+    this.identityHash = other.identityHash;
+    this.identityHashed = other.identityHashed;
+  }
+
   /**
    * Whether the pool and every label read are plain ASCII without escapes: then their bytes are their
    * text, and the text format writes them as they are.
