@@ -204,8 +204,12 @@ export class TargetTable implements TargetSeries {
     for (let i = 0; i < n; i++) {
       const s = found[i] as number;
       if (s < 0 || s >= this.series) continue;
+      // The values and labels may lie across two cache lines (the labels ~100 bytes): each end of them.
       sum += (places[s * PLACE + PLAIN_HASH] as number) + (values[s * VALUES] as number);
-      sum += labels[places[s * PLACE + START] as number] ?? 0;
+      sum += values[s * VALUES + VALUES - 1] as number;
+      const start = places[s * PLACE + START] as number;
+      const end = start + (places[s * PLACE + LENGTH] as number) - 1;
+      sum += (labels[start] ?? 0) + (labels[(start + end) >> 1] ?? 0) + (labels[end] ?? 0);
     }
     this.warmedSum = sum;
   }
