@@ -56,6 +56,8 @@ export class LinesAgainClient {
   private nextId = 1;
   /** Called when a writing with a thread ended, or the thread did. */
   private readonly onEnd = new Map<Worker, Set<() => void>>();
+  /** Writings with a thread that ended (slots freed there), counted. */
+  private readonly ends = new WeakMap<Worker, number>();
 
   /** Begins writing the family packed as `hash` again in `worker`. */
   begin(worker: Worker, hash: string): LinesWrittenAgain {
@@ -81,7 +83,8 @@ export class LinesAgainClient {
         if (!writing.closed || writing.out > 0 || writing.asked > 0 || this.writings.get(id) !== writing) return;
         this.writings.delete(id);
         if (!writing.lost) worker.postMessage({ kind: "again-end", id } satisfies DecoderRequest);
-        this.ended(worker);
+        // Only a writing the thread began frees slots there (one told "full" or stopped held none).
+        if (writing.memory) this.ended(worker);
       },
     };
     const fill = (slot: number, first = false) => {
@@ -90,7 +93,10 @@ export class LinesAgainClient {
       worker.postMessage(request);
       writing.armTimer();
     };
+    /** Writings with the thread ended when the last attempt was sent: one ending before its "full" came counts. */
+    let endsWhenAsked = 0;
     const start = () => {
+      endsWhenAsked = this.ends.get(worker) ?? 0;
       this.writings.set(id, writing);
       for (let slot = 0; slot < AGAIN_SLOTS; slot++) fill(slot, slot === 0);
     };
@@ -100,21 +106,24 @@ export class LinesAgainClient {
     const askAgain = async (): Promise<boolean> => {
       const left = askedBy - performance.now();
       if (left <= 0 || writing.closed) return false;
-      const ended = await new Promise<boolean>((resolve) => {
-        const listeners = this.onEnd.get(worker) ?? new Set();
-        this.onEnd.set(worker, listeners);
-        const done = (another: boolean) => {
-          clearTimeout(timer);
-          listeners.delete(listener);
-          if (listeners.size === 0 && this.onEnd.get(worker) === listeners) this.onEnd.delete(worker);
-          writing.wake = undefined;
-          resolve(another);
-        };
-        const listener = () => done(true);
-        const timer = setTimeout(() => done(false), left);
-        listeners.add(listener);
-        writing.wake = () => done(false);
-      });
+      const endedMeanwhile = (this.ends.get(worker) ?? 0) !== endsWhenAsked;
+      const ended =
+        endedMeanwhile ||
+        (await new Promise<boolean>((resolve) => {
+          const listeners = this.onEnd.get(worker) ?? new Set();
+          this.onEnd.set(worker, listeners);
+          const done = (another: boolean) => {
+            clearTimeout(timer);
+            listeners.delete(listener);
+            if (listeners.size === 0 && this.onEnd.get(worker) === listeners) this.onEnd.delete(worker);
+            writing.wake = undefined;
+            resolve(another);
+          };
+          const listener = () => done(true);
+          const timer = setTimeout(() => done(false), left);
+          listeners.add(listener);
+          writing.wake = () => done(false);
+        }));
       if (!ended || writing.closed || writing.lost) return false;
       this.writings.delete(id);
       id = this.nextId++;
@@ -171,6 +180,7 @@ export class LinesAgainClient {
    * message storm under a flood of scrapes). The thread ended: every waiting writing gives up.
    */
   private ended(worker: Worker, all = false): void {
+    this.ends.set(worker, (this.ends.get(worker) ?? 0) + 1);
     const listeners = [...(this.onEnd.get(worker) ?? [])];
     for (const listener of all ? listeners : listeners.slice(0, 1)) listener();
   }

@@ -71,10 +71,15 @@ export class TargetsDecoder implements ChunkDecoder {
     };
     this.reader = new TargetsAnswerReader(labelNamesRead(targetLabels), (target) => {
       this.targets++;
+      // Near series_limit, the held targets are added first and this one at once: the refusal then falls
+      // on the target it fell on without holding, before the budget's check of the next one, with the
+      // same counts, and the rest is not read.
+      const atOnce = !this.table || this.nearSeriesLimit();
+      if (atOnce) this.addHeld();
       overBudget();
       const pool = this.pools.add(target);
-      if (!this.table) {
-        this.added(target, pool, false);
+      if (atOnce) {
+        this.added(target, pool, this.table?.add(target) ?? false);
         return;
       }
       // Held (a copy) until a batch is full or the reader writes over the bytes: table.warm() reads
@@ -114,6 +119,17 @@ export class TargetsDecoder implements ChunkDecoder {
       this.overLimit = true;
       throw new Error("over series_limit");
     }
+  }
+
+  /**
+   * Whether adding the held targets and one more could pass series_limit (each adds at most one series
+   * and one pool). Held targets never pass it, so holding them changes no refusal.
+   */
+  private nearSeriesLimit(): boolean {
+    const { perTarget, flavor, seriesLimit } = this.options;
+    if (!seriesLimit) return false;
+    const tableSeries = (this.table?.size ?? 0) + this.heldCount + 1;
+    return seriesAtLeast(tableSeries, this.pools.size + 1, perTarget, publishesDropped(flavor)) > seriesLimit;
   }
 
   private get seriesAtLeast(): number {

@@ -266,9 +266,11 @@ describe("LinesAgainClient", () => {
     const waiting = Array.from({ length: 5 }, () => full(client.begin(worker, "h")));
     await sleep(5);
     const asked = fills().length;
-    // The running writing ends (its slots answered, then closed): one waiting writing asks again.
-    for (let slot = 0; slot < AGAIN_SLOTS; slot++)
-      client.receive({ kind: "again", id: runningId, slot, length: 0, state: "stopped", at: 0 });
+    // The running writing (begun there: its first answer gives the memory) ends, its slots answered and
+    // then closed: one waiting writing asks again.
+    client.receive({ kind: "again", id: runningId, slot: 0, length: 0, state: "done", at: 0, memory: threadMemory() });
+    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: runningId, slot, length: 0, state: "done", at: 0 });
     running.close();
     await sleep(5);
     expect(fills()).toHaveLength(asked + AGAIN_SLOTS);
@@ -279,6 +281,55 @@ describe("LinesAgainClient", () => {
     expect(await Promise.all(waiting)).toEqual(Array(5).fill(undefined));
     expect(Date.now() - lostAt).toBeLessThan(AGAIN_WAIT_MS / 2);
     expect(fills()).toHaveLength(asked + AGAIN_SLOTS);
+  });
+
+  it("wakes no waiting writing when one that never held slots there ends (told full, or stopped)", async () => {
+    const { worker, fills } = notingWorker();
+    const client = new LinesAgainClient();
+    const full = (writing: LinesWrittenAgain) => {
+      const id = fills().at(-AGAIN_SLOTS)?.id as number;
+      client.receive({ kind: "again", id, slot: 0, length: 0, state: "full", at: 0 });
+      for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+        client.receive({ kind: "again", id, slot, length: 0, state: "stopped", at: 0 });
+      return writing.next();
+    };
+    client.begin(worker, "h"); // holds the thread's slots, and does not end here
+    const first = full(client.begin(worker, "h"));
+    const second = client.begin(worker, "h");
+    const secondNext = full(second);
+    await sleep(5);
+    const asked = fills().length;
+    second.close(); // its client went away: it never held slots
+    expect(await secondNext).toBeUndefined();
+    await sleep(5);
+    expect(fills()).toHaveLength(asked); // the first was not woken to ask the thread again
+    client.lost(worker);
+    expect(await first).toBeUndefined();
+  });
+
+  it("asks again at once when a writing ended between its request and the thread's answer full", async () => {
+    const { worker, fills } = notingWorker();
+    const client = new LinesAgainClient();
+    const memory = threadMemory();
+    const running = client.begin(worker, "h");
+    const runningId = fills()[0]?.id as number;
+    client.receive({ kind: "again", id: runningId, slot: 0, length: 1, state: "done", at: 0, memory });
+    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: runningId, slot, length: 0, state: "done", at: 0 });
+    const held = (await running.next()) as AgainPiece;
+    const waiting = client.begin(worker, "h"); // the thread answers it "full" before it hears of the end below
+    const waitingId = fills().at(-AGAIN_SLOTS)?.id as number;
+    running.close();
+    held.written(); // the end is said: the thread frees the slots
+    client.receive({ kind: "again", id: waitingId, slot: 0, length: 0, state: "full", at: 0 });
+    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+      client.receive({ kind: "again", id: waitingId, slot, length: 0, state: "stopped", at: 0 });
+    const asked = fills().length;
+    const next = waiting.next();
+    await sleep(20);
+    expect(fills()).toHaveLength(asked + AGAIN_SLOTS);
+    waiting.close();
+    expect(await next).toBeUndefined();
   });
 
   it("gives up asking again after AGAIN_WAIT_MS, or at once when closed, and the thread is told of neither try", async () => {
