@@ -104,6 +104,20 @@ function notingWorker() {
 /** The thread's memory, as a reply to a writing's first request gives it. */
 const threadMemory = () => new SharedArrayBuffer(4 * AGAIN_SLOT_BYTES);
 
+/** The thread's answers to a try of writing `id` when its table's writings are all under way: "full", its other slots stopped. */
+function answerFull(client: LinesAgainClient, id: number): void {
+  client.receive({ kind: "again", id, slot: 0, length: 0, state: "full", at: 0 });
+  for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+    client.receive({ kind: "again", id, slot, length: 0, state: "stopped", at: 0 });
+}
+
+/** The thread's answers to writing `id`, begun there (its memory with the first) and written whole: `length` bytes, all in its first slot. */
+function answerDone(client: LinesAgainClient, id: number, memory: SharedArrayBuffer, length = 0): void {
+  client.receive({ kind: "again", id, slot: 0, length, state: "done", at: 0, memory });
+  for (let slot = 1; slot < AGAIN_SLOTS; slot++)
+    client.receive({ kind: "again", id, slot, length: 0, state: "done", at: 0 });
+}
+
 describe("LinesAgainClient", () => {
   it("asks for every slot at once, and for a slot again only once its piece was handed back", async () => {
     const { worker, fills } = notingWorker();
@@ -214,9 +228,7 @@ describe("LinesAgainClient", () => {
     const before = client.begin(worker, "h");
     const beforeId = fills()[0]?.id as number;
     const memory = threadMemory();
-    client.receive({ kind: "again", id: beforeId, slot: 0, length: 1, state: "done", at: 0, memory });
-    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
-      client.receive({ kind: "again", id: beforeId, slot, length: 0, state: "done", at: 0 });
+    answerDone(client, beforeId, memory, 1);
     const held = (await before.next()) as AgainPiece; // its last piece, still in the socket
 
     const waiting = client.begin(worker, "h");
@@ -255,10 +267,7 @@ describe("LinesAgainClient", () => {
     const { worker, fills } = notingWorker();
     const client = new LinesAgainClient();
     const full = (writing: LinesWrittenAgain) => {
-      const id = fills().at(-AGAIN_SLOTS)?.id as number;
-      client.receive({ kind: "again", id, slot: 0, length: 0, state: "full", at: 0 });
-      for (let slot = 1; slot < AGAIN_SLOTS; slot++)
-        client.receive({ kind: "again", id, slot, length: 0, state: "stopped", at: 0 });
+      answerFull(client, fills().at(-AGAIN_SLOTS)?.id as number);
       return writing.next();
     };
     const running = client.begin(worker, "h");
@@ -268,9 +277,7 @@ describe("LinesAgainClient", () => {
     const asked = fills().length;
     // The running writing (begun there: its first answer gives the memory) ends, its slots answered and
     // then closed: one waiting writing asks again.
-    client.receive({ kind: "again", id: runningId, slot: 0, length: 0, state: "done", at: 0, memory: threadMemory() });
-    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
-      client.receive({ kind: "again", id: runningId, slot, length: 0, state: "done", at: 0 });
+    answerDone(client, runningId, threadMemory());
     running.close();
     await sleep(5);
     expect(fills()).toHaveLength(asked + AGAIN_SLOTS);
@@ -287,10 +294,7 @@ describe("LinesAgainClient", () => {
     const { worker, fills } = notingWorker();
     const client = new LinesAgainClient();
     const full = (writing: LinesWrittenAgain) => {
-      const id = fills().at(-AGAIN_SLOTS)?.id as number;
-      client.receive({ kind: "again", id, slot: 0, length: 0, state: "full", at: 0 });
-      for (let slot = 1; slot < AGAIN_SLOTS; slot++)
-        client.receive({ kind: "again", id, slot, length: 0, state: "stopped", at: 0 });
+      answerFull(client, fills().at(-AGAIN_SLOTS)?.id as number);
       return writing.next();
     };
     client.begin(worker, "h"); // holds the thread's slots, and does not end here
@@ -313,17 +317,13 @@ describe("LinesAgainClient", () => {
     const memory = threadMemory();
     const running = client.begin(worker, "h");
     const runningId = fills()[0]?.id as number;
-    client.receive({ kind: "again", id: runningId, slot: 0, length: 1, state: "done", at: 0, memory });
-    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
-      client.receive({ kind: "again", id: runningId, slot, length: 0, state: "done", at: 0 });
+    answerDone(client, runningId, memory, 1);
     const held = (await running.next()) as AgainPiece;
     const waiting = client.begin(worker, "h"); // the thread answers it "full" before it hears of the end below
     const waitingId = fills().at(-AGAIN_SLOTS)?.id as number;
     running.close();
     held.written(); // the end is said: the thread frees the slots
-    client.receive({ kind: "again", id: waitingId, slot: 0, length: 0, state: "full", at: 0 });
-    for (let slot = 1; slot < AGAIN_SLOTS; slot++)
-      client.receive({ kind: "again", id: waitingId, slot, length: 0, state: "stopped", at: 0 });
+    answerFull(client, waitingId);
     const asked = fills().length;
     const next = waiting.next();
     await sleep(20);
@@ -336,10 +336,7 @@ describe("LinesAgainClient", () => {
     const { worker, fills, ends } = notingWorker();
     const client = new LinesAgainClient();
     const full = (writing: LinesWrittenAgain) => {
-      const id = fills().at(-AGAIN_SLOTS)?.id as number;
-      client.receive({ kind: "again", id, slot: 0, length: 0, state: "full", at: 0 });
-      for (let slot = 1; slot < AGAIN_SLOTS; slot++)
-        client.receive({ kind: "again", id, slot, length: 0, state: "stopped", at: 0 });
+      answerFull(client, fills().at(-AGAIN_SLOTS)?.id as number);
       return writing.next();
     };
     const started = Date.now();
